@@ -1,0 +1,55 @@
+/*
+ * engine.h - what drives the workers.
+ *
+ * Worker, policy and workload code never read a clock, block or sleep on
+ * their own: they reach time, unparking and "consume N ns of compute" only
+ * through these ops, and parking happens outside the worker step (the step
+ * returns STEP_PARK and the engine decides what waiting means). The threads
+ * engine runs one pthread per worker with a real clock and futexes; a
+ * simulation engine can run the same code in virtual time.
+ */
+#ifndef HARNESS_CORE_ENGINE_H
+#define HARNESS_CORE_ENGINE_H
+
+#include <stdint.h>
+
+struct runtime;
+struct worker;
+struct engine;
+
+enum park_wake {
+	PARK_WOKEN = 0,		/* an unpark arrived (now or before the park) */
+	PARK_TIMEOUT,		/* the timeout expired first */
+};
+
+struct engine_ops {
+	const char *name;
+	/* Monotonic time in ns. Any thread; `w` is the calling worker or
+	 * NULL outside a worker. */
+	uint64_t (*now)(struct engine *e, struct worker *w);
+	/* Make worker `id` return from its park, or from its next park if it
+	 * is not parked now (a permit). Any thread; never blocks. */
+	void (*unpark)(struct engine *e, uint32_t id);
+	/* Spend `ns` of compute on behalf of the task running on `w`. */
+	void (*compute)(struct engine *e, struct worker *w, uint64_t ns);
+	/*
+	 * Harness thread: start the runtime's workers, call start(rt, arg)
+	 * (which records the start time and injects the root tasks), return
+	 * when the runtime has finished and its workers have stopped.
+	 * Returns 0 or -errno.
+	 */
+	int (*run)(struct engine *e, struct runtime *rt,
+		   void (*start)(struct runtime *rt, void *arg), void *arg);
+	/* The runtime finished (rt_finish): stop the workers. Any thread. */
+	void (*finish)(struct engine *e, struct runtime *rt);
+	void (*destroy)(struct engine *e);
+};
+
+struct engine {
+	const struct engine_ops *ops;
+};
+
+/* The threads engine: one pthread per worker, CLOCK_MONOTONIC, futex park. */
+struct engine *engine_threads_create(uint32_t nworkers);
+
+#endif

@@ -1,0 +1,235 @@
+/*
+ * engine_threads.c - the threads engine: one pthread per worker, the real
+ * monotonic clock, and a futex-based parker per worker.
+ *
+ * The parker is a permit with three states:
+ *
+ *   EMPTY     no permit, nobody waiting
+ *   PARKED    the worker sleeps (or is about to) on the futex word
+ *   NOTIFIED  a permit: the next park returns at once
+ *
+ * unpark swaps in NOTIFIED and issues FUTEX_WAKE only if it replaced PARKED,
+ * so unparking a running worker costs one atomic swap. park consumes a
+ * permit if there is one, otherwise moves EMPTY -> PARKED and waits while
+ * the word still reads PARKED. FUTEX_WAIT compares the word atomically with
+ * the sleep, so an unpark between the CAS and the wait is never lost.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "runtime.h"
+
+enum { P_EMPTY = 0, P_PARKED = 1, P_NOTIFIED = 2 };
+
+struct parker {
+	CACHE_ALIGNED _Atomic uint32_t state;
+};
+
+struct threads_engine {
+	struct engine base;
+	uint32_t n;
+	struct parker *parkers;
+	pthread_t *threads;
+	struct runtime *rt;
+	pthread_barrier_t barrier;
+	CACHE_ALIGNED _Atomic uint32_t done;
+};
+
+struct thread_arg {
+	struct threads_engine *te;
+	uint32_t id;
+};
+
+static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, (uint32_t *)uaddr, op, val, ts, NULL, 0);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t te_now(struct engine *e, struct worker *w)
+{
+	return mono_ns();
+}
+
+static void te_unpark(struct engine *e, uint32_t id)
+{
+	struct threads_engine *te = (struct threads_engine *)e;
+	struct parker *p = &te->parkers[id];
+	/* Release pairs with the parker's acquire when it consumes the permit:
+	 * whatever the unparker published first (a queued task, a claim in the
+	 * idle state) is visible to the woken worker. */
+	uint32_t prev = atomic_exchange_explicit(&p->state, P_NOTIFIED, memory_order_release);
+	if (prev == P_PARKED)
+		futex(&p->state, FUTEX_WAKE_PRIVATE, 1, NULL);
+}
+
+static enum park_wake te_park(struct threads_engine *te, uint32_t id, uint64_t timeout_ns)
+{
+	struct parker *p = &te->parkers[id];
+	uint32_t expect = P_NOTIFIED;
+
+	/* A permit already waiting: consume it (acquire pairs with unpark). */
+	if (atomic_compare_exchange_strong_explicit(&p->state, &expect, P_EMPTY,
+						    memory_order_acquire, memory_order_relaxed))
+		return PARK_WOKEN;
+	expect = P_EMPTY;
+	if (!atomic_compare_exchange_strong_explicit(&p->state, &expect, P_PARKED,
+						     memory_order_acquire, memory_order_acquire)) {
+		/* An unpark slipped in between the two CASes. */
+		atomic_store_explicit(&p->state, P_EMPTY, memory_order_relaxed);
+		return PARK_WOKEN;
+	}
+
+	uint64_t deadline = mono_ns() + timeout_ns;
+	for (;;) {
+		uint64_t now = mono_ns();
+		if (now < deadline) {
+			uint64_t left = deadline - now;
+			struct timespec ts = { .tv_sec = (time_t)(left / 1000000000ull),
+					       .tv_nsec = (long)(left % 1000000000ull) };
+			futex(&p->state, FUTEX_WAIT_PRIVATE, P_PARKED, &ts);
+		}
+		if (atomic_load_explicit(&p->state, memory_order_acquire) == P_NOTIFIED) {
+			atomic_store_explicit(&p->state, P_EMPTY, memory_order_relaxed);
+			return PARK_WOKEN;
+		}
+		if (mono_ns() >= deadline) {
+			expect = P_PARKED;
+			/* Withdraw; losing this CAS means an unpark just came. */
+			if (atomic_compare_exchange_strong_explicit(&p->state, &expect, P_EMPTY,
+								    memory_order_acquire,
+								    memory_order_acquire))
+				return PARK_TIMEOUT;
+			atomic_store_explicit(&p->state, P_EMPTY, memory_order_relaxed);
+			return PARK_WOKEN;
+		}
+		/* Spurious futex return (signal, EAGAIN): wait again. */
+	}
+}
+
+static void te_compute(struct engine *e, struct worker *w, uint64_t ns)
+{
+	uint64_t end = mono_ns() + ns;
+	while (mono_ns() < end)
+		__builtin_ia32_pause();
+}
+
+static void *worker_main(void *argp)
+{
+	struct thread_arg *arg = argp;
+	struct threads_engine *te = arg->te;
+	struct worker *w = &te->rt->workers[arg->id];
+
+	pthread_barrier_wait(&te->barrier);
+	for (;;) {
+		uint64_t timeout = 0;
+		enum step s = worker_step(w, &timeout);
+		if (s == STEP_EXIT)
+			break;
+		if (s == STEP_PARK)
+			worker_unparked(w, te_park(te, arg->id, timeout));
+	}
+	return NULL;
+}
+
+static int te_run(struct engine *e, struct runtime *rt,
+		  void (*start)(struct runtime *rt, void *arg), void *arg)
+{
+	struct threads_engine *te = (struct threads_engine *)e;
+	CHECK(rt->nworkers == te->n);
+	te->rt = rt;
+	atomic_store_explicit(&te->done, 0, memory_order_relaxed);
+	for (uint32_t i = 0; i < te->n; i++)
+		atomic_store_explicit(&te->parkers[i].state, P_EMPTY, memory_order_relaxed);
+
+	struct thread_arg *args = calloc(te->n, sizeof *args);
+	if (!args)
+		return -ENOMEM;
+	if (pthread_barrier_init(&te->barrier, NULL, te->n + 1) != 0) {
+		free(args);
+		return -EAGAIN;
+	}
+	uint32_t started = 0;
+	int rc = 0;
+	for (; started < te->n; started++) {
+		args[started] = (struct thread_arg){ .te = te, .id = started };
+		rc = pthread_create(&te->threads[started], NULL, worker_main, &args[started]);
+		if (rc != 0)
+			break;
+	}
+	CHECK_MSG(rc == 0, "cannot start worker thread %u: %s", started, strerror(rc));
+
+	/* All workers are running before the clock starts. */
+	pthread_barrier_wait(&te->barrier);
+	start(rt, arg);
+	while (atomic_load_explicit(&te->done, memory_order_acquire) == 0)
+		futex(&te->done, FUTEX_WAIT_PRIVATE, 0, NULL);
+	for (uint32_t i = 0; i < te->n; i++)
+		pthread_join(te->threads[i], NULL);
+	pthread_barrier_destroy(&te->barrier);
+	free(args);
+	te->rt = NULL;
+	return 0;
+}
+
+static void te_finish(struct engine *e, struct runtime *rt)
+{
+	struct threads_engine *te = (struct threads_engine *)e;
+	/* Workers see rt->finished at their next step; parked ones need a
+	 * permit to get there. */
+	for (uint32_t i = 0; i < te->n; i++)
+		te_unpark(e, i);
+	atomic_store_explicit(&te->done, 1, memory_order_release);
+	futex(&te->done, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+}
+
+static void te_destroy(struct engine *e)
+{
+	struct threads_engine *te = (struct threads_engine *)e;
+	if (!te)
+		return;
+	free(te->parkers);
+	free(te->threads);
+	free(te);
+}
+
+static const struct engine_ops threads_ops = {
+	.name = "threads",
+	.now = te_now,
+	.unpark = te_unpark,
+	.compute = te_compute,
+	.run = te_run,
+	.finish = te_finish,
+	.destroy = te_destroy,
+};
+
+struct engine *engine_threads_create(uint32_t nworkers)
+{
+	struct threads_engine *te = calloc(1, sizeof *te);
+	if (!te)
+		return NULL;
+	te->base.ops = &threads_ops;
+	te->n = nworkers;
+	te->parkers = aligned_alloc(CACHE_LINE, nworkers * sizeof(struct parker));
+	te->threads = calloc(nworkers, sizeof(pthread_t));
+	if (!te->parkers || !te->threads) {
+		te_destroy(&te->base);
+		return NULL;
+	}
+	memset(te->parkers, 0, nworkers * sizeof(struct parker));
+	return &te->base;
+}

@@ -1,0 +1,78 @@
+/* idle.c - searching and parked counters and the parked bitmap (idle.h). */
+#include "idle.h"
+
+void idle_init(struct idle *s, uint32_t num_workers)
+{
+	/* More workers than bits is allowed here; policies that use the
+	 * bitmap refuse such configurations in their check hook. */
+	CHECK(num_workers >= 1);
+	atomic_init(&s->num_searching, 0);
+	atomic_init(&s->num_parked, 0);
+	atomic_init(&s->parked_bitmap, 0);
+	s->num_workers = num_workers;
+}
+
+bool idle_try_become_searcher(struct idle *s, uint32_t cap_num, uint32_t cap_den)
+{
+	uint32_t n = atomic_load_explicit(&s->num_searching, memory_order_seq_cst);
+	/* Default cap 1/2: search only while 2 * searching < workers. */
+	if ((uint64_t)n * cap_den >= (uint64_t)s->num_workers * cap_num)
+		return false;
+	atomic_fetch_add_explicit(&s->num_searching, 1, memory_order_seq_cst);
+	return true;
+}
+
+bool idle_leave_searching(struct idle *s)
+{
+	uint32_t prev = atomic_fetch_sub_explicit(&s->num_searching, 1, memory_order_seq_cst);
+	CHECK(prev >= 1);
+	return prev == 1;
+}
+
+int idle_claim_parked(struct idle *s)
+{
+	uint64_t bm = atomic_load_explicit(&s->parked_bitmap, memory_order_seq_cst);
+	while (bm != 0) {
+		int id = __builtin_ctzll(bm);
+		uint64_t mask = (uint64_t)1 << id;
+		/* Races with other claimers and with the worker's own timeout
+		 * path (idle_wake_was_claim): whoever clears the bit first owns
+		 * the parked-count decrement. */
+		uint64_t prev = atomic_fetch_and_explicit(&s->parked_bitmap, ~mask,
+							  memory_order_seq_cst);
+		if (prev & mask) {
+			/* Count it as a searcher before it runs, so publishers
+			 * in the meantime see a searcher and stay quiet. */
+			atomic_fetch_add_explicit(&s->num_searching, 1, memory_order_seq_cst);
+			uint32_t p = atomic_fetch_sub_explicit(&s->num_parked, 1,
+							      memory_order_seq_cst);
+			CHECK(p >= 1);
+			return id;
+		}
+		bm = prev & ~mask;
+	}
+	return -1;
+}
+
+bool idle_mark_parked(struct idle *s, uint32_t id, bool was_searching)
+{
+	CHECK(id < IDLE_MAX_WORKERS);
+	uint64_t mask = (uint64_t)1 << id;
+	atomic_fetch_add_explicit(&s->num_parked, 1, memory_order_seq_cst);
+	uint64_t prev = atomic_fetch_or_explicit(&s->parked_bitmap, mask, memory_order_seq_cst);
+	CHECK(!(prev & mask));
+	if (!was_searching)
+		return false;
+	return idle_leave_searching(s);
+}
+
+bool idle_wake_was_claim(struct idle *s, uint32_t id)
+{
+	uint64_t mask = (uint64_t)1 << id;
+	uint64_t prev = atomic_fetch_and_explicit(&s->parked_bitmap, ~mask, memory_order_seq_cst);
+	if (!(prev & mask))
+		return true;	/* claimed: the claimer did the accounting */
+	uint32_t p = atomic_fetch_sub_explicit(&s->num_parked, 1, memory_order_seq_cst);
+	CHECK(p >= 1);
+	return false;
+}

@@ -1,0 +1,161 @@
+/*
+ * ring.h - the per-worker local run queue: 256 slots, owner pushes at the
+ * tail and pops at the head (FIFO), thieves take half from the head.
+ *
+ * The head is one 64-bit word packing two 32-bit indices:
+ *
+ *   real   the next slot the owner pops; tasks in [real, tail) are queued
+ *   steal  equals real when no steal is in progress; while a thief copies
+ *          tasks out, steal stays at the old head so the owner cannot reuse
+ *          the slots being copied
+ *
+ * The tail is written only by the owner. Indices are free-running u32 and
+ * wrap; slot = index & RING_MASK. Capacity is measured from `steal`, not
+ * `real`, so slots still being copied by a thief are never overwritten.
+ *
+ * A thief claims tasks in two steps: CAS head (steal, real) -> (steal, real+n)
+ * claims n tasks and blocks other thieves (steal != real means "busy"); it
+ * copies the n slots; then CAS head to (real+n, real+n) releases them. Owner
+ * pops move only `real`, so the owner keeps popping during a steal.
+ */
+#ifndef HARNESS_CORE_RING_H
+#define HARNESS_CORE_RING_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "task.h"
+
+#define RING_CAP 256u
+#define RING_MASK (RING_CAP - 1)
+#define RING_STEAL_MAX (RING_CAP / 2)	/* a steal takes at most half */
+#define RING_OVERFLOW_BATCH (RING_CAP / 2)	/* a full ring sheds half */
+
+struct ring {
+	/* head and tail share a line: every operation reads both. */
+	CACHE_ALIGNED _Atomic uint64_t head;	/* (steal << 32) | real */
+	_Atomic uint32_t tail;
+	CACHE_ALIGNED struct task *buf[RING_CAP];
+};
+
+static inline uint64_t ring_pack(uint32_t steal, uint32_t real)
+{
+	return ((uint64_t)steal << 32) | real;
+}
+static inline uint32_t ring_real(uint64_t h) { return (uint32_t)h; }
+static inline uint32_t ring_steal_idx(uint64_t h) { return (uint32_t)(h >> 32); }
+
+void ring_init(struct ring *r);
+
+/* Tasks currently queued. Exact for the owner; a hint for anyone else. */
+static inline uint32_t ring_len(const struct ring *r)
+{
+	uint64_t h = atomic_load_explicit(&((struct ring *)r)->head, memory_order_acquire);
+	uint32_t t = atomic_load_explicit(&((struct ring *)r)->tail, memory_order_acquire);
+	return t - ring_real(h);
+}
+
+static inline bool ring_is_empty(const struct ring *r)
+{
+	return ring_len(r) == 0;
+}
+
+/* Free slots, owner only (counts slots a thief is still copying as used). */
+static inline uint32_t ring_free(const struct ring *r)
+{
+	uint64_t h = atomic_load_explicit(&((struct ring *)r)->head, memory_order_acquire);
+	uint32_t t = atomic_load_explicit(&((struct ring *)r)->tail, memory_order_relaxed);
+	return RING_CAP - (t - ring_steal_idx(h));
+}
+
+enum ring_push_result {
+	RING_PUSHED = 0,	/* the task is in the ring */
+	RING_OVERFLOWED,	/* ring was full: `out` holds 128 tasks + the new one */
+	RING_FULL_BUSY,		/* full while a thief copies: `out` holds the new one */
+};
+
+/*
+ * Owner: push at the tail. When the ring is full the caller must move `out`
+ * to the global queue (one lock acquisition for the whole batch).
+ */
+enum ring_push_result ring_push_slow(struct ring *r, struct task *t,
+				     struct task_list *out);
+
+static inline enum ring_push_result ring_push(struct ring *r, struct task *t,
+					      struct task_list *out)
+{
+	/* Acquire pairs with a thief's release of the slots it copied (its
+	 * final head CAS), so reusing those slots cannot overtake its reads. */
+	uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+	uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	if (__builtin_expect(tail - ring_steal_idx(h) < RING_CAP, 1)) {
+		r->buf[tail & RING_MASK] = t;
+		/* Release publishes the slot write to thieves, whose acquire
+		 * load of tail pairs with it. */
+		atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
+		return RING_PUSHED;
+	}
+	return ring_push_slow(r, t, out);
+}
+
+/*
+ * Owner: push n tasks the caller knows fit (n <= ring_free()). One release
+ * store of the tail publishes all of them.
+ */
+void ring_push_batch(struct ring *r, struct task *const *ts, uint32_t n);
+
+/* Owner: pop the oldest task, or NULL. */
+static inline struct task *ring_pop(struct ring *r)
+{
+	uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+	uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	for (;;) {
+		uint32_t real = ring_real(h), steal = ring_steal_idx(h);
+		if (real == tail)
+			return NULL;
+		uint32_t next_real = real + 1;
+		/* With no steal in progress both halves move together;
+		 * during a steal only `real` moves (the thief owns `steal`). */
+		uint64_t next = steal == real ? ring_pack(next_real, next_real)
+					      : ring_pack(steal, next_real);
+		/* The CAS races with thieves claiming the same head slot.
+		 * Acquire on failure re-reads the thief's claim; success needs
+		 * no ordering beyond the owner's own earlier slot write. */
+		if (atomic_compare_exchange_weak_explicit(&r->head, &h, next,
+							  memory_order_acquire,
+							  memory_order_acquire))
+			return r->buf[real & RING_MASK];
+	}
+}
+
+enum steal_outcome {
+	STEAL_OK = 0,	/* tasks moved */
+	STEAL_EMPTY,	/* victim had nothing */
+	STEAL_BUSY,	/* another thief is copying from this victim */
+	STEAL_FULL,	/* the thief's ring has no room */
+};
+
+/*
+ * Thief: move ceil(n/2) of the victim's n tasks, at most `max` (<= 128) and
+ * at most the thief's free slots, into `dst`. One of them is returned in
+ * *first for the thief to run at once (it is not pushed into `dst`); the
+ * other moved-1 are appended to `dst`. Returns the number moved (0 on
+ * failure) and the outcome in *why.
+ */
+uint32_t ring_steal_into(struct ring *src, struct ring *dst, uint32_t max,
+			 struct task **first, enum steal_outcome *why);
+
+/* How many tasks a steal takes from a victim holding n (thief empty). */
+static inline uint32_t ring_steal_amount(uint32_t n, uint32_t max)
+{
+	uint32_t k = n - n / 2;		/* ceil(n/2) */
+	if (k > RING_STEAL_MAX)
+		k = RING_STEAL_MAX;
+	if (k > max)
+		k = max;
+	return k;
+}
+
+#endif

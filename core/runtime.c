@@ -1,0 +1,156 @@
+/* runtime.c - creating a runtime and the task-facing API (runtime.h). */
+#include "runtime.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/policy.h"
+
+static void *alloc_lines(size_t n, size_t size)
+{
+	size_t bytes = n * size;
+	bytes = (bytes + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+	void *p = aligned_alloc(CACHE_LINE, bytes);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
+int rt_create(struct runtime **out, const struct rt_config *cfg, const struct policy *p,
+	      const double *knobs, struct engine *e, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (cfg->workers == 0) {
+		snprintf(err, errlen, "at least one worker is needed");
+		return -EINVAL;
+	}
+	if (cfg->sample_period & (cfg->sample_period - 1)) {
+		snprintf(err, errlen, "sample period %u is not a power of two", cfg->sample_period);
+		return -EINVAL;
+	}
+	struct runtime *rt = alloc_lines(1, sizeof *rt);
+	if (!rt)
+		goto oom;
+	rt->nworkers = cfg->workers;
+	rt->policy = p;
+	rt->engine = e;
+	rt->cfg = *cfg;
+	rt->sample_on = cfg->sample_period != 0;
+	rt->sample_mask = cfg->sample_period ? cfg->sample_period - 1 : 0;
+	atomic_init(&rt->finished, 0);
+	inject_init(&rt->inject);
+	idle_init(&rt->idle, cfg->workers);
+
+	rt->knobs = calloc(p->nknobs ? p->nknobs : 1, sizeof(double));
+	rt->shared = alloc_lines(cfg->workers, sizeof(struct worker_shared));
+	rt->workers = alloc_lines(cfg->workers, sizeof(struct worker));
+	if (!rt->knobs || !rt->shared || !rt->workers)
+		goto oom_rt;
+	if (p->nknobs)
+		memcpy(rt->knobs, knobs, p->nknobs * sizeof(double));
+
+	for (uint32_t i = 0; i < cfg->workers; i++) {
+		struct worker *w = &rt->workers[i];
+		ring_init(&rt->shared[i].ring);
+		atomic_init(&rt->shared[i].transitioning_to_park, false);
+		w->rt = rt;
+		w->sh = &rt->shared[i];
+		w->index = i;
+		rng_seed(&w->rng, cfg->seed, i);
+		if (hist_init(&w->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS) != 0) {
+			snprintf(err, errlen, "bad histogram precision %d", cfg->hist_digits);
+			rt_destroy(rt);
+			return -EINVAL;
+		}
+	}
+	if (p->init) {
+		int rc = p->init(rt);
+		if (rc != 0) {
+			snprintf(err, errlen, "policy %s failed to initialise: %s", p->name,
+				 strerror(-rc));
+			p = NULL;	/* nothing to destroy */
+			rt->policy = NULL;
+			rt_destroy(rt);
+			return rc;
+		}
+	}
+	*out = rt;
+	return 0;
+
+oom_rt:
+	rt->policy = NULL;
+	rt_destroy(rt);
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+void rt_destroy(struct runtime *rt)
+{
+	if (!rt)
+		return;
+	if (rt->policy && rt->policy->destroy)
+		rt->policy->destroy(rt);
+	if (rt->workers)
+		for (uint32_t i = 0; i < rt->nworkers; i++)
+			hist_destroy(&rt->workers[i].sched_delay);
+	inject_destroy(&rt->inject);
+	free(rt->workers);
+	free(rt->shared);
+	free(rt->knobs);
+	free(rt);
+}
+
+/* Stamp the task with the time it became runnable, for 1 in N schedules. */
+static inline void sample_ready(struct worker *w, struct task *t)
+{
+	struct runtime *rt = w->rt;
+	if (rt->sample_on && (++w->sample_ctr & rt->sample_mask) == 0)
+		t->ready_ns = rt_now(rt, w);
+}
+
+void rt_spawn(struct worker *w, struct task *t)
+{
+	w->st.spawns++;
+	sample_ready(w, t);
+	w->rt->policy->schedule_local(w, t, SCHED_SPAWN);
+}
+
+void rt_spawn_remote(struct runtime *rt, struct task *t)
+{
+	/* Remote schedules are rare: stamp every one. */
+	if (rt->sample_on)
+		t->ready_ns = rt_now(rt, NULL);
+	rt->policy->schedule_remote(rt, t);
+}
+
+void rt_wake(struct runtime *rt, struct worker *w, struct task *t)
+{
+	if (!task_wake(t))
+		return;
+	if (w) {
+		sample_ready(w, t);
+		rt->policy->schedule_local(w, t, SCHED_WAKE);
+	} else {
+		rt_spawn_remote(rt, t);
+	}
+}
+
+void rt_finish(struct runtime *rt, struct worker *w)
+{
+	rt->end_ns = rt_now(rt, w);
+	/* Release: end_ns and the workload's answer are visible to whoever
+	 * sees finished (the harness after the engine's join, workers'
+	 * step loop). */
+	atomic_store_explicit(&rt->finished, 1, memory_order_release);
+	rt->engine->ops->finish(rt->engine, rt);
+}
+
+void rt_total_stats(const struct runtime *rt, struct worker_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	for (uint32_t i = 0; i < rt->nworkers; i++)
+		worker_stats_add(out, &rt->workers[i].st);
+}

@@ -1,0 +1,136 @@
+/*
+ * runtime.h - workers, the runtime that holds them, and the API tasks use.
+ *
+ * Each worker has two halves on separate cache lines:
+ *
+ *   struct worker_shared  thief-visible: the local ring and the
+ *                         transitioning-to-park flag. Other workers read and
+ *                         CAS these.
+ *   struct worker         owner-private: LIFO slot, tick, RNG, counters,
+ *                         histograms, policy state. Only the owner thread
+ *                         touches it while the runtime runs.
+ *
+ * Tasks talk to the runtime through rt_spawn/rt_wake/rt_finish/rt_compute;
+ * the active policy decides where each task goes.
+ */
+#ifndef HARNESS_CORE_RUNTIME_H
+#define HARNESS_CORE_RUNTIME_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "engine.h"
+#include "hist.h"
+#include "idle.h"
+#include "inject.h"
+#include "ring.h"
+#include "rng.h"
+#include "stats.h"
+#include "task.h"
+
+struct policy;
+
+struct worker_shared {
+	struct ring ring;
+	/* Set by the owner while it runs its park sequence; a local schedule
+	 * that sees it goes to the global queue with a notify instead. */
+	CACHE_ALIGNED _Atomic bool transitioning_to_park;
+};
+
+struct worker {
+	CACHE_ALIGNED struct runtime *rt;
+	struct worker_shared *sh;
+	uint32_t index;
+	bool searching;			/* counted in idle.num_searching */
+	struct task *lifo;		/* the LIFO slot: owner-private, never stolen */
+	uint64_t tick;
+	uint32_t sample_ctr;
+	struct rng rng;
+	void *pstate;			/* the policy's per-worker state */
+	struct worker_stats st;
+	struct hist sched_delay;	/* runnable -> first poll, sampled */
+};
+
+_Static_assert(offsetof(struct worker_shared, ring) == 0, "ring first");
+_Static_assert(sizeof(struct worker) % CACHE_LINE == 0, "worker padded to lines");
+_Static_assert(sizeof(struct worker_shared) % CACHE_LINE == 0, "shared padded to lines");
+
+struct rt_config {
+	uint32_t workers;
+	uint64_t seed;
+	uint32_t sample_period;	/* sample 1 in N local schedules (power of 2); 0 = none */
+	int hist_digits;	/* significant digits of every histogram */
+};
+
+struct runtime {
+	uint32_t nworkers;
+	const struct policy *policy;
+	double *knobs;			/* resolved values, in policy->knobs order */
+	void *pstate;			/* the policy's shared state */
+	struct engine *engine;
+	struct rt_config cfg;
+	uint32_t sample_mask;
+	bool sample_on;
+
+	struct inject inject;
+	struct idle idle;
+	struct worker_shared *shared;	/* [nworkers], cache aligned */
+	struct worker *workers;		/* [nworkers], cache aligned */
+
+	CACHE_ALIGNED _Atomic uint32_t finished;
+	uint64_t start_ns, end_ns;
+	void *user;			/* the workload instance */
+};
+
+#define HIST_HIGHEST_NS (3600ull * 1000000000ull)	/* an hour */
+
+/*
+ * Create a runtime: core structures, then policy->init. `knobs` holds one
+ * value per policy knob (copied). Returns 0 or -errno with a message in err.
+ */
+int rt_create(struct runtime **out, const struct rt_config *cfg, const struct policy *p,
+	      const double *knobs, struct engine *e, char *err, size_t errlen);
+void rt_destroy(struct runtime *rt);
+
+static inline uint64_t rt_now(struct runtime *rt, struct worker *w)
+{
+	return rt->engine->ops->now(rt->engine, w);
+}
+
+/* Hand a new task (task_init done) to the runtime from code running on w. */
+void rt_spawn(struct worker *w, struct task *t);
+/* Hand a new task to the runtime from outside any worker (any thread). */
+void rt_spawn_remote(struct runtime *rt, struct task *t);
+/* Wake a task; w is the calling worker, or NULL outside any worker. */
+void rt_wake(struct runtime *rt, struct worker *w, struct task *t);
+/* The workload is done: record the end time, stop the workers. */
+void rt_finish(struct runtime *rt, struct worker *w);
+/* Spend ns of compute in the running task (spin on threads, charge on sim). */
+static inline void rt_compute(struct worker *w, uint64_t ns)
+{
+	w->rt->engine->ops->compute(w->rt->engine, w, ns);
+}
+
+static inline bool rt_finished(struct runtime *rt)
+{
+	return atomic_load_explicit(&rt->finished, memory_order_acquire) != 0;
+}
+
+/* One tick of the worker loop: the engine calls this until it returns
+ * STEP_EXIT, parking when it returns STEP_PARK. */
+enum step { STEP_RAN, STEP_IDLE, STEP_PARK, STEP_EXIT };
+enum step worker_step(struct worker *w, uint64_t *park_timeout_ns);
+/* The engine's park returned. */
+void worker_unparked(struct worker *w, enum park_wake how);
+
+/* Poll one task and handle its result (used by worker_step; exposed for
+ * tests that drive a policy by hand). */
+void worker_run_task(struct worker *w, struct task *t);
+
+/* Sum of all workers' counters. */
+void rt_total_stats(const struct runtime *rt, struct worker_stats *out);
+
+#endif

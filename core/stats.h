@@ -1,0 +1,49 @@
+/*
+ * stats.h - per-worker counters. Each worker writes only its own, with
+ * plain increments (owner-private cache lines); the harness reads them after
+ * the worker threads are joined. The X-macro keeps the struct, the JSON
+ * writer and the summary printer in step.
+ */
+#ifndef HARNESS_CORE_STATS_H
+#define HARNESS_CORE_STATS_H
+
+#include <stdint.h>
+
+#define WORKER_COUNTERS(X)                                                   \
+	X(polls, "task polls")                                               \
+	X(lifo_polls, "polls of a task taken from the LIFO slot")            \
+	X(local_pops, "tasks popped from the own ring")                     \
+	X(global_batches, "batches taken from the global queue")             \
+	X(global_tasks, "tasks taken from the global queue")                 \
+	X(steal_attempts, "steal attempts on a victim")                      \
+	X(steals, "successful steals")                                       \
+	X(tasks_stolen, "tasks moved by successful steals")                  \
+	X(overflows, "ring overflows to the global queue")                   \
+	X(overflow_tasks, "tasks moved by overflows")                        \
+	X(parks, "times the worker parked")                                  \
+	X(unparks_notify, "wake-ups by a notify (claimed)")                  \
+	X(unparks_timeout, "wake-ups by the park timeout")                   \
+	X(unparks_spurious, "wake-ups by a stale permit")                    \
+	X(notifies, "notifies sent (a parked worker claimed)")               \
+	X(searcher_enter, "transitions into the searching state")            \
+	X(last_searcher_notifies, "notifies sent as the last searcher")      \
+	X(spawns, "tasks spawned by this worker")                            \
+	X(completions, "tasks completed on this worker")                     \
+	X(repolls, "tasks re-polled after a wake during their poll")         \
+	X(ticks, "scheduler ticks")                                          \
+	X(busy_ns, "ns inside ticks that polled at least one task")
+
+struct worker_stats {
+#define X(name, help) uint64_t name;
+	WORKER_COUNTERS(X)
+#undef X
+};
+
+static inline void worker_stats_add(struct worker_stats *dst, const struct worker_stats *src)
+{
+#define X(name, help) dst->name += src->name;
+	WORKER_COUNTERS(X)
+#undef X
+}
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * worker.c - the worker step: one tick of the loop every engine drives.
+ *
+ * A tick asks the policy for a budget, polls tasks the policy finds until
+ * the budget is spent or nothing is found, reports the tick to the policy,
+ * and if nothing ran lets the policy run its sleep protocol. The step never
+ * blocks: parking is the engine's business (STEP_PARK).
+ */
+#include "runtime.h"
+
+#include "policies/policy.h"
+
+void worker_run_task(struct worker *w, struct task *t)
+{
+	struct runtime *rt = w->rt;
+
+	task_poll_begin(t);
+	if (t->ready_ns) {
+		uint64_t now = rt_now(rt, w);
+		/* Clocks of two cores can disagree by a few ns. */
+		hist_record(&w->sched_delay, now > t->ready_ns ? now - t->ready_ns : 0);
+		t->ready_ns = 0;
+	}
+	w->st.polls++;
+	if (t->vt->poll(t, w) == TASK_DONE) {
+		task_complete(t);
+		w->st.completions++;
+		if (t->vt->drop)
+			t->vt->drop(t, w);
+		return;
+	}
+	if (task_poll_end_pending(t)) {
+		/* Woken while it ran: exactly one more poll. */
+		w->st.repolls++;
+		if (rt->sample_on && (++w->sample_ctr & rt->sample_mask) == 0)
+			t->ready_ns = rt_now(rt, w);
+		rt->policy->schedule_local(w, t, SCHED_YIELD);
+	}
+}
+
+enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
+{
+	struct runtime *rt = w->rt;
+	const struct policy *p = rt->policy;
+
+	if (rt_finished(rt))
+		return STEP_EXIT;
+	w->tick++;
+	w->st.ticks++;
+	uint32_t budget = policy_tick_begin(p, w);
+	uint64_t t0 = rt_now(rt, w);
+	uint32_t polls = 0;
+	while (polls < budget) {
+		struct task *t = p->find_work(w);
+		if (!t)
+			break;
+		worker_run_task(w, t);
+		polls++;
+	}
+	uint64_t t1 = rt_now(rt, w);
+	if (polls)
+		w->st.busy_ns += t1 - t0;
+	policy_tick_end(p, w, polls, t1 - t0);
+	if (polls)
+		return STEP_RAN;
+	if (rt_finished(rt))
+		return STEP_EXIT;
+	if (policy_park(p, w, park_timeout_ns)) {
+		w->st.parks++;
+		return STEP_PARK;
+	}
+	return STEP_IDLE;
+}
+
+void worker_unparked(struct worker *w, enum park_wake how)
+{
+	policy_unparked(w->rt->policy, w, how);
+}

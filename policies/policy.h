@@ -1,0 +1,113 @@
+/*
+ * policy.h - the scheduling-policy contract.
+ *
+ * A policy decides; core/ provides the mechanisms (rings, LIFO slot, global
+ * queue, idle state) and the engine drives the worker step. A policy is one
+ * `const struct policy` with designated initializers in its own file, plus a
+ * knob table. Only .name, .schedule_local, .schedule_remote and .find_work
+ * are required; the core supplies defaults for the rest (policy_* wrappers
+ * below).
+ *
+ * Who calls what, and what it may touch:
+ *
+ *   check           harness thread, before any work. Reads the resolved
+ *                   configuration and knobs; rejects what the policy cannot
+ *                   run (one line in err, return -EINVAL). No side effects.
+ *   init/destroy    harness thread, runtime not running. Allocates
+ *                   rt->pstate and each w->pstate.
+ *   schedule_local  the owner thread of w, from inside a task poll (spawn,
+ *                   wake) or from the core after a poll (a task woken during
+ *                   its own poll: SCHED_YIELD). May touch w's private state,
+ *                   its own ring, the global queue and the idle state; never
+ *                   another worker's private state. Must not block.
+ *   schedule_remote any thread, including threads that are not workers.
+ *                   Global queue and idle state only.
+ *   tick_begin      owner, at the start of every tick; returns the budget
+ *                   (polls allowed this tick).
+ *   find_work       owner; returns the next task to poll or NULL. May steal
+ *                   (other workers' rings through ring_steal_into only).
+ *   tick_end        owner, after the tick's polls, with their count and the
+ *                   elapsed engine time.
+ *   park            owner, after a tick that polled nothing. Returns true to
+ *                   park with *timeout_ns set (the engine waits), false to
+ *                   run another tick. Runs the policy's sleep protocol.
+ *   unparked        owner, when the engine's park returns.
+ */
+#ifndef HARNESS_POLICIES_POLICY_H
+#define HARNESS_POLICIES_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/knob.h"
+#include "core/runtime.h"
+
+enum sched_kind {
+	SCHED_SPAWN,	/* a new task */
+	SCHED_WAKE,	/* an idle task woken */
+	SCHED_YIELD,	/* a task woken during its own poll, to run again */
+};
+
+struct policy {
+	const char *name;
+	const char *summary;
+	const struct knob_def *knobs;
+	size_t nknobs;
+
+	int (*check)(const struct rt_config *cfg, const double *knobs, char *err, size_t len);
+	int (*init)(struct runtime *rt);
+	void (*destroy)(struct runtime *rt);
+
+	void (*schedule_local)(struct worker *w, struct task *t, enum sched_kind kind);
+	void (*schedule_remote)(struct runtime *rt, struct task *t);
+
+	uint32_t (*tick_begin)(struct worker *w);
+	struct task *(*find_work)(struct worker *w);
+	void (*tick_end)(struct worker *w, uint32_t polls, uint64_t elapsed_ns);
+	bool (*park)(struct worker *w, uint64_t *timeout_ns);
+	void (*unparked)(struct worker *w, enum park_wake how);
+};
+
+/* The registry (policies/registry.c). */
+extern const struct policy *const policy_table[];
+const struct policy *policy_find(const char *name);
+size_t policy_count(void);
+
+/* Resolved knob value by index, for policies' init. */
+static inline double policy_knob(const struct runtime *rt, size_t i)
+{
+	return rt->knobs[i];
+}
+
+#define POLICY_DEFAULT_BUDGET 128u
+#define POLICY_DEFAULT_PARK_NS (10ull * 1000 * 1000)
+
+static inline uint32_t policy_tick_begin(const struct policy *p, struct worker *w)
+{
+	return p->tick_begin ? p->tick_begin(w) : POLICY_DEFAULT_BUDGET;
+}
+
+static inline void policy_tick_end(const struct policy *p, struct worker *w, uint32_t polls,
+				   uint64_t elapsed_ns)
+{
+	if (p->tick_end)
+		p->tick_end(w, polls, elapsed_ns);
+}
+
+static inline bool policy_park(const struct policy *p, struct worker *w, uint64_t *timeout_ns)
+{
+	if (!p->park) {
+		*timeout_ns = POLICY_DEFAULT_PARK_NS;
+		return true;
+	}
+	return p->park(w, timeout_ns);
+}
+
+static inline void policy_unparked(const struct policy *p, struct worker *w, enum park_wake how)
+{
+	if (p->unparked)
+		p->unparked(w, how);
+}
+
+#endif

@@ -1,0 +1,23 @@
+/* registry.c - every policy the harness knows, in --list order. */
+#include <string.h>
+
+#include "policies/policy.h"
+#include "policies/volt.h"
+
+const struct policy *const policy_table[] = {
+	&policy_volt,
+	NULL,
+};
+
+size_t policy_count(void)
+{
+	return sizeof policy_table / sizeof policy_table[0] - 1;
+}
+
+const struct policy *policy_find(const char *name)
+{
+	for (size_t i = 0; policy_table[i]; i++)
+		if (strcmp(policy_table[i]->name, name) == 0)
+			return policy_table[i];
+	return NULL;
+}

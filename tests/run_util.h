@@ -1,0 +1,100 @@
+/*
+ * run_util.h - run a workload under a policy on the threads engine, for
+ * tests that need a whole run (the harness binary does the same with
+ * trials, baselines and reports).
+ */
+#ifndef HARNESS_TESTS_RUN_UTIL_H
+#define HARNESS_TESTS_RUN_UTIL_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/runtime.h"
+#include "policies/policy.h"
+#include "test.h"
+#include "workloads/workload.h"
+
+struct run_result {
+	uint64_t makespan_ns;
+	uint64_t tasks;
+	int verify_rc;
+	char err[256];
+	struct worker_stats total;
+};
+
+/* "name=value" settings applied over the defaults of a knob table. */
+static inline void apply_settings(const struct knob_def *defs, size_t n, double *vals,
+				  const char *const *settings)
+{
+	knob_defaults(defs, n, vals);
+	for (; settings && *settings; settings++) {
+		char name[64], err[256];
+		const char *eq = strchr(*settings, '=');
+		ASSERT(eq && (size_t)(eq - *settings) < sizeof name);
+		memcpy(name, *settings, (size_t)(eq - *settings));
+		name[eq - *settings] = '\0';
+		int i = knob_find(defs, n, name);
+		if (i < 0)
+			TEST_FAIL("unknown setting %s", *settings);
+		if (knob_parse(&defs[i], eq + 1, &vals[i], err, sizeof err) != 0)
+			TEST_FAIL("%s", err);
+	}
+}
+
+static void run_start(struct runtime *rt, void *arg)
+{
+	const struct workload *wl = arg;
+	rt->start_ns = rt_now(rt, NULL);
+	wl->start(rt->user, rt);
+}
+
+/* Optional hook: called with the runtime after the run, before teardown. */
+typedef void (*run_inspect_fn)(struct runtime *rt, void *arg);
+
+static inline void run_workload_inspect(const char *policy, const char *workload,
+					uint32_t workers, const char *const *knobs,
+					const char *const *params, uint64_t seed,
+					struct run_result *out, run_inspect_fn inspect, void *arg)
+{
+	const struct policy *p = policy_find(policy);
+	const struct workload *wl = workload_find(workload);
+	ASSERT(p && wl);
+	double kv[64], pv[64];
+	ASSERT(p->nknobs <= 64 && wl->nparams <= 64);
+	apply_settings(p->knobs, p->nknobs, kv, knobs);
+	apply_settings(wl->params, wl->nparams, pv, params);
+
+	struct rt_config cfg = { .workers = workers, .seed = seed, .sample_period = 64,
+				 .hist_digits = 3 };
+	char err[256];
+	if (p->check)
+		ASSERT_EQ(p->check(&cfg, kv, err, sizeof err), 0);
+	struct engine *e = engine_threads_create(workers);
+	ASSERT(e);
+	struct runtime *rt;
+	if (rt_create(&rt, &cfg, p, kv, e, err, sizeof err) != 0)
+		TEST_FAIL("rt_create: %s", err);
+	rt->user = wl->create(pv, workers, seed);
+	ASSERT(rt->user);
+	ASSERT_EQ(e->ops->run(e, rt, run_start, (void *)wl), 0);
+
+	memset(out, 0, sizeof *out);
+	out->makespan_ns = rt->end_ns - rt->start_ns;
+	out->tasks = wl->tasks(rt->user);
+	out->verify_rc = wl->verify(rt->user, out->err, sizeof out->err);
+	rt_total_stats(rt, &out->total);
+	if (inspect)
+		inspect(rt, arg);
+	wl->destroy(rt->user);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+static inline void run_workload(const char *policy, const char *workload, uint32_t workers,
+				const char *const *knobs, const char *const *params,
+				struct run_result *out)
+{
+	run_workload_inspect(policy, workload, workers, knobs, params, 1, out, NULL, NULL);
+}
+
+#endif

@@ -1,0 +1,24 @@
+/* registry.c - every workload the harness knows, in --list order. */
+#include <string.h>
+
+#include "workloads/workload.h"
+
+extern const struct workload workload_fib;
+
+const struct workload *const workload_table[] = {
+	&workload_fib,
+	NULL,
+};
+
+size_t workload_count(void)
+{
+	return sizeof workload_table / sizeof workload_table[0] - 1;
+}
+
+const struct workload *workload_find(const char *name)
+{
+	for (size_t i = 0; workload_table[i]; i++)
+		if (strcmp(workload_table[i]->name, name) == 0)
+			return workload_table[i];
+	return NULL;
+}

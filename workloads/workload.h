@@ -1,0 +1,69 @@
+/*
+ * workload.h - the workload contract.
+ *
+ * A workload builds tasks and load, knows its own answer and checks it.
+ * One `const struct workload` per file, with a parameter table. The harness
+ * drives every workload the same way, per trial:
+ *
+ *   inst = create(params, workers, seed)   untimed: allocate, precompute
+ *   start(inst, rt)                         timed: spawn the roots (remote)
+ *   ... workers run; some task calls rt_finish() when the work is done ...
+ *   verify(inst)                            untimed: wrong answer = failure
+ *   destroy(inst)
+ *
+ * and the sequential baseline the same way with run_sequential() in the
+ * timed region, so every parallel figure has its denominator.
+ *
+ * Workload code runs inside task polls: it may call rt_spawn, rt_wake,
+ * rt_finish and rt_compute, and must not read a clock or block.
+ */
+#ifndef HARNESS_WORKLOADS_WORKLOAD_H
+#define HARNESS_WORKLOADS_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/knob.h"
+#include "core/runtime.h"
+
+/* A named figure a workload reports about its run (node count, depth...). */
+struct wl_metric {
+	const char *name;
+	double value;
+};
+
+#define WL_MAX_METRICS 8
+
+struct workload {
+	const char *name;
+	const char *summary;
+	const struct knob_def *params;
+	size_t nparams;
+	/* Default scheduling-delay sampling: 1 in N local schedules (power of
+	 * two). Fine-grained fork-join samples sparsely so that clock reads
+	 * stay out of the figures. */
+	uint32_t sample_period;
+
+	/* Reject parameter combinations (one line in err). Optional. */
+	int (*check)(const double *params, char *err, size_t len);
+	/* Untimed. NULL on allocation failure. */
+	void *(*create)(const double *params, uint32_t workers, uint64_t seed);
+	/* Timed, harness thread: inject the root task(s) with rt_spawn_remote. */
+	void (*start)(void *inst, struct runtime *rt);
+	/* Timed: the same computation with plain calls, no runtime. */
+	void (*run_sequential)(void *inst);
+	/* Untimed, after either kind of run: 0 if the answer is right, else -1
+	 * and a one-line reason. */
+	int (*verify)(void *inst, char *err, size_t len);
+	/* Tasks the last run polled to completion (ns per task divides by it). */
+	uint64_t (*tasks)(void *inst);
+	/* Figures about the last run. Optional; returns how many were written. */
+	size_t (*metrics)(void *inst, struct wl_metric *out, size_t max);
+	void (*destroy)(void *inst);
+};
+
+extern const struct workload *const workload_table[];
+const struct workload *workload_find(const char *name);
+size_t workload_count(void);
+
+#endif
