@@ -1,7 +1,9 @@
 /*
- * inject.h - the global injection queue: an intrusive FIFO of tasks under
- * one mutex. Remote spawns, ring overflows and (for some policies) every
- * task go here. Batch operations take the lock once for many tasks.
+ * inject.h - the global injection queue: a FIFO of task pointers in a
+ * growable circular array under one mutex. Remote spawns, ring overflows
+ * and (for some policies) every task go here. Batch operations take the
+ * lock once for many tasks and copy pointers only: moving 129 tasks never
+ * touches the tasks themselves, whose memory is usually cold by then.
  *
  * `len` is readable without the lock, as a hint for "is there anything
  * worth locking for" and for the park protocol's re-check (see idle.h for
@@ -20,9 +22,10 @@
 
 struct inject {
 	CACHE_ALIGNED pthread_mutex_t lock;
-	struct task *head, *tail;	/* under lock */
-	_Atomic size_t len;		/* written under lock, read anywhere */
+	struct task **buf;		/* under lock; capacity a power of two */
+	size_t cap, head;		/* under lock */
 	uint64_t lock_acquisitions;	/* under lock */
+	CACHE_ALIGNED _Atomic size_t len;	/* written under lock, read anywhere */
 };
 
 void inject_init(struct inject *q);
@@ -35,9 +38,14 @@ static inline size_t inject_len(const struct inject *q)
 	return atomic_load_explicit(&((struct inject *)q)->len, memory_order_relaxed);
 }
 
-void inject_push(struct inject *q, struct task *t);
-/* Append a whole list in one lock acquisition. */
-void inject_push_list(struct inject *q, struct task_list *l);
+/* Append n tasks, in order, in one lock acquisition. */
+void inject_push_many(struct inject *q, struct task *const *ts, size_t n);
+
+static inline void inject_push(struct inject *q, struct task *t)
+{
+	inject_push_many(q, &t, 1);
+}
+
 /* Pop up to max tasks into out[] in one lock acquisition; returns count. */
 size_t inject_pop_batch(struct inject *q, struct task **out, size_t max);
 

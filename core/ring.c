@@ -14,12 +14,12 @@ void ring_init(struct ring *r)
 }
 
 enum ring_push_result ring_push_slow(struct ring *r, struct task *t,
-				     struct task_list *out)
+				     struct ring_overflow *out)
 {
 	uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
 	uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 
-	task_list_init(out);
+	out->n = 0;
 	for (;;) {
 		uint32_t steal = ring_steal_idx(h), real = ring_real(h);
 		if (tail - steal < RING_CAP) {
@@ -31,7 +31,7 @@ enum ring_push_result ring_push_slow(struct ring *r, struct task *t,
 		if (steal != real) {
 			/* A thief is copying out of the head: the oldest half
 			 * is not ours to move. Only the new task goes. */
-			task_list_push(out, t);
+			out->tasks[out->n++] = t;
 			return RING_FULL_BUSY;
 		}
 		CHECK(tail - real == RING_CAP);
@@ -48,8 +48,8 @@ enum ring_push_result ring_push_slow(struct ring *r, struct task *t,
 			    &r->head, &h, ring_pack(next_real, next_real),
 			    memory_order_acquire, memory_order_acquire)) {
 			for (uint32_t i = real; i != next_real; i++)
-				task_list_push(out, r->buf[i & RING_MASK]);
-			task_list_push(out, t);
+				out->tasks[out->n++] = r->buf[i & RING_MASK];
+			out->tasks[out->n++] = t;
 			return RING_OVERFLOWED;
 		}
 	}

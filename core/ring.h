@@ -32,6 +32,9 @@
 #define RING_MASK (RING_CAP - 1)
 #define RING_STEAL_MAX (RING_CAP / 2)	/* a steal takes at most half */
 #define RING_OVERFLOW_BATCH (RING_CAP / 2)	/* a full ring sheds half */
+#ifndef RING_PREFETCH_DISTANCE
+#define RING_PREFETCH_DISTANCE 2	/* polls ahead to prefetch a task header */
+#endif
 
 struct ring {
 	/* head and tail share a line: every operation reads both. */
@@ -76,15 +79,21 @@ enum ring_push_result {
 	RING_FULL_BUSY,		/* full while a thief copies: `out` holds the new one */
 };
 
+/* What a full ring hands to the global queue, oldest first. */
+struct ring_overflow {
+	uint32_t n;
+	struct task *tasks[RING_OVERFLOW_BATCH + 1];
+};
+
 /*
  * Owner: push at the tail. When the ring is full the caller must move `out`
  * to the global queue (one lock acquisition for the whole batch).
  */
 enum ring_push_result ring_push_slow(struct ring *r, struct task *t,
-				     struct task_list *out);
+				     struct ring_overflow *out);
 
 static inline enum ring_push_result ring_push(struct ring *r, struct task *t,
-					      struct task_list *out)
+					      struct ring_overflow *out)
 {
 	/* Acquire pairs with a thief's release of the slots it copied (its
 	 * final head CAS), so reusing those slots cannot overtake its reads. */
@@ -125,8 +134,14 @@ static inline struct task *ring_pop(struct ring *r)
 		 * no ordering beyond the owner's own earlier slot write. */
 		if (atomic_compare_exchange_weak_explicit(&r->head, &h, next,
 							  memory_order_acquire,
-							  memory_order_acquire))
+							  memory_order_acquire)) {
+			/* The tasks behind this one are polled soon and were
+			 * queued long ago (the ring is FIFO): start fetching
+			 * a header a few polls ahead. */
+			if (tail - real > RING_PREFETCH_DISTANCE)
+				__builtin_prefetch(r->buf[(real + RING_PREFETCH_DISTANCE) & RING_MASK], 1);
 			return r->buf[real & RING_MASK];
+		}
 	}
 }
 

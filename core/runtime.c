@@ -94,8 +94,10 @@ void rt_destroy(struct runtime *rt)
 	if (rt->policy && rt->policy->destroy)
 		rt->policy->destroy(rt);
 	if (rt->workers)
-		for (uint32_t i = 0; i < rt->nworkers; i++)
+		for (uint32_t i = 0; i < rt->nworkers; i++) {
 			hist_destroy(&rt->workers[i].sched_delay);
+			taskpool_drain(&rt->workers[i].pool);
+		}
 	inject_destroy(&rt->inject);
 	free(rt->workers);
 	free(rt->shared);

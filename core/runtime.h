@@ -29,6 +29,7 @@
 #include "ring.h"
 #include "rng.h"
 #include "stats.h"
+#include "taskpool.h"
 #include "task.h"
 
 struct policy;
@@ -50,6 +51,7 @@ struct worker {
 	uint32_t sample_ctr;
 	struct rng rng;
 	void *pstate;			/* the policy's per-worker state */
+	struct taskpool pool;		/* free task-sized blocks */
 	struct worker_stats st;
 	struct hist sched_delay;	/* runnable -> first poll, sampled */
 };
@@ -108,6 +110,16 @@ void rt_spawn_remote(struct runtime *rt, struct task *t);
 void rt_wake(struct runtime *rt, struct worker *w, struct task *t);
 /* The workload is done: record the end time, stop the workers. */
 void rt_finish(struct runtime *rt, struct worker *w);
+/* Task memory: from the calling worker's cache (w may be NULL). */
+static inline void *rt_task_alloc(struct worker *w, size_t size)
+{
+	return taskpool_alloc(w ? &w->pool : NULL, size);
+}
+static inline void rt_task_free(struct worker *w, void *p, size_t size)
+{
+	taskpool_free(w ? &w->pool : NULL, p, size);
+}
+
 /* Spend ns of compute in the running task (spin on threads, charge on sim). */
 static inline void rt_compute(struct worker *w, uint64_t ns)
 {

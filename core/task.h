@@ -6,33 +6,36 @@
  * something wakes it. Workloads embed `struct task` as the first member of
  * their own task structs.
  *
- * The state word has three bits:
+ * The state word holds two flags and a wake counter:
  *
- *   NOTIFIED  the task is runnable: it sits in some queue, or must be put in
- *             one by whoever set the bit on an idle task
- *   RUNNING   a worker is inside poll()
- *   COMPLETE  poll() returned TASK_DONE; the task is never polled again
+ *   SCHEDULED  the task is queued or being polled: exactly one party (a
+ *              queue, or the worker polling it) owns the duty to run it
+ *   COMPLETE   poll() returned TASK_DONE; it is never polled again
+ *   wakes      bits 2..31 count wakes (modulo 2^30)
  *
- *   state              meaning                 wake() does
- *   0                  idle (waiting)          -> NOTIFIED, caller enqueues
- *   NOTIFIED           scheduled (queued)      nothing
- *   RUNNING            being polled            -> RUNNING|NOTIFIED
- *   RUNNING|NOTIFIED   polled, woken meanwhile nothing
- *   COMPLETE           done                    nothing
+ *   wake():        idle -> SCHEDULED, wakes+1: the caller enqueues the task
+ *                  SCHEDULED -> wakes+1: nothing else (queued or running)
+ *                  COMPLETE: nothing
+ *   poll begins:   read the word (acquire); it must be SCHEDULED
+ *   poll pending:  CAS the word read at begin -> idle. If the CAS fails, a
+ *                  wake arrived during the poll: the task stays SCHEDULED
+ *                  and the runner schedules it again, once, however many
+ *                  wakes came.
+ *   poll done:     store COMPLETE
  *
- * Invariants this gives:
- *  - no task lost: a wake either finds the task idle and the waker enqueues
- *    it, or finds it queued/running, and the queue or the runner will poll it;
- *  - none run twice: poll begins only from NOTIFIED-without-RUNNING, checked
- *    with an assertion that survives NDEBUG;
- *  - a wake that arrives while the task is being polled causes exactly one
- *    more poll: RUNNING|NOTIFIED becomes NOTIFIED at the end of the poll and
- *    the runner re-schedules it, however many wakes arrived meanwhile.
+ * Invariants: no task lost (a wake either makes the waker enqueue an idle
+ * task, or bumps the counter of a queued or running one, and a running
+ * task's runner sees the bump at poll end); none run twice (only the single
+ * idle -> SCHEDULED transition, or the runner itself, enqueues a task, so it
+ * is in at most one queue or one worker at a time; polling a task that is
+ * not SCHEDULED aborts, also under NDEBUG); a wake during a poll causes
+ * exactly one more poll.
  *
- * Every transition is a single atomic read-modify-write. Because RMWs always
- * read the latest value and extend release sequences, a chain of wakes and
- * polls on one task is totally ordered and each poll sees the writes that
- * preceded every wake it consumes.
+ * Cost: poll begin is a plain load, so a poll that completes costs no
+ * atomic read-modify-write at all, and a pending poll costs one CAS. Wakers
+ * pay one CAS. A waker whose bump the runner's begin-load did not observe
+ * still gets its writes seen: the runner's end CAS fails, acquires the
+ * waker's release, and the extra poll sees them.
  */
 #ifndef HARNESS_CORE_TASK_H
 #define HARNESS_CORE_TASK_H
@@ -49,9 +52,9 @@ struct task;
 enum task_poll { TASK_PENDING = 0, TASK_DONE = 1 };
 
 enum {
-	TASK_NOTIFIED = 1u << 0,
-	TASK_RUNNING = 1u << 1,
-	TASK_COMPLETE = 1u << 2,
+	TASK_SCHEDULED = 1u << 0,
+	TASK_COMPLETE = 1u << 1,
+	TASK_WAKE_ONE = 1u << 2,
 };
 
 struct task_vtable {
@@ -67,62 +70,69 @@ struct task {
 	_Atomic uint32_t state;
 	uint32_t flags;			/* owner-defined, unused by core */
 	const struct task_vtable *vt;
-	struct task *next;		/* link while in the global queue */
 	uint64_t ready_ns;		/* when made runnable, if sampled; else 0 */
 };
 
 /* A new task starts scheduled: whoever creates it must hand it to a queue. */
 static inline void task_init(struct task *t, const struct task_vtable *vt)
 {
-	atomic_init(&t->state, TASK_NOTIFIED);
+	atomic_init(&t->state, TASK_SCHEDULED);
 	t->flags = 0;
 	t->vt = vt;
-	t->next = NULL;
 	t->ready_ns = 0;
 }
 
 /*
  * Wake: returns true if the caller now owns the duty to enqueue the task.
  * Release: the waker's prior writes (a child's result, say) reach the poll
- * that consumes this wake, whose poll_begin exchange is an acquire at the end
- * of this RMW's release sequence.
+ * that consumes this wake: through the queue if the task was idle, through
+ * the runner's poll-end CAS (acquire) if it was running, through the next
+ * poll's begin-load (acquire) if it was queued.
  */
 static inline bool task_wake(struct task *t)
 {
-	uint32_t prev = atomic_fetch_or_explicit(&t->state, TASK_NOTIFIED,
-						 memory_order_release);
-	return prev == 0;
+	uint32_t old = atomic_load_explicit(&t->state, memory_order_relaxed);
+	for (;;) {
+		if (old & TASK_COMPLETE)
+			return false;
+		uint32_t next = (old + TASK_WAKE_ONE) | TASK_SCHEDULED;
+		if (atomic_compare_exchange_weak_explicit(&t->state, &old, next,
+							  memory_order_release,
+							  memory_order_relaxed))
+			return !(old & TASK_SCHEDULED);
+	}
 }
 
 /*
- * Poll begins: NOTIFIED -> RUNNING. Acquire pairs with the release of every
- * wake and of the previous poll's end. A task that is not exactly NOTIFIED
- * here is being run twice or was lost and resurrected: abort loudly.
+ * Poll begins. Acquire pairs with the release of every wake this poll
+ * consumes. A task polled while not SCHEDULED was lost and resurrected, or
+ * is being run twice: abort loudly. Returns the word for task_poll_end_pending.
  */
-static inline void task_poll_begin(struct task *t)
+static inline uint32_t task_poll_begin(struct task *t)
 {
-	uint32_t prev = atomic_exchange_explicit(&t->state, TASK_RUNNING,
-						 memory_order_acquire);
-	CHECK_MSG(prev == TASK_NOTIFIED, "task polled in state %u (double run?)",
-		  (unsigned)prev);
+	uint32_t s = atomic_load_explicit(&t->state, memory_order_acquire);
+	CHECK_MSG((s & (TASK_SCHEDULED | TASK_COMPLETE)) == TASK_SCHEDULED,
+		  "task polled in state %#x (run twice, or after completing?)", (unsigned)s);
+	return s;
 }
 
 /*
- * Poll returned pending: clear RUNNING. Returns true if a wake arrived during
- * the poll, in which case the state is now NOTIFIED and the caller must
- * schedule the task again (exactly one more poll). Release publishes this
- * poll's writes to the next waker and the next poll.
+ * Poll returned pending: go idle unless a wake arrived since `begin` was
+ * read. Returns true if one did; the task then stays SCHEDULED and the
+ * caller must schedule it again (exactly one more poll). Release publishes
+ * this poll's writes to the next waker; acquire on failure takes in the
+ * writes of the wakes that arrived during the poll.
  */
-static inline bool task_poll_end_pending(struct task *t)
+static inline bool task_poll_end_pending(struct task *t, uint32_t begin)
 {
-	uint32_t prev = atomic_fetch_and_explicit(&t->state, ~(uint32_t)TASK_RUNNING,
-						  memory_order_release);
-	return (prev & TASK_NOTIFIED) != 0;
+	return !atomic_compare_exchange_strong_explicit(&t->state, &begin,
+							 begin & ~(uint32_t)TASK_SCHEDULED,
+							 memory_order_release,
+							 memory_order_acquire);
 }
 
-/* Poll returned done. A wake racing with this store is harmless: a wake that
- * sees COMPLETE, or whose NOTIFIED bit is overwritten here, has nothing left
- * to run. */
+/* Poll returned done. Wakes that race with this store bump a counter
+ * nobody reads again; wakes after it see COMPLETE and do nothing. */
 static inline void task_complete(struct task *t)
 {
 	atomic_store_explicit(&t->state, TASK_COMPLETE, memory_order_release);
@@ -130,30 +140,7 @@ static inline void task_complete(struct task *t)
 
 static inline uint32_t task_state(const struct task *t)
 {
-	return atomic_load_explicit(&t->state, memory_order_relaxed);
-}
-
-/* A singly linked batch of tasks, linked through task->next. */
-struct task_list {
-	struct task *head, *tail;
-	uint32_t len;
-};
-
-static inline void task_list_init(struct task_list *l)
-{
-	l->head = l->tail = NULL;
-	l->len = 0;
-}
-
-static inline void task_list_push(struct task_list *l, struct task *t)
-{
-	t->next = NULL;
-	if (l->tail)
-		l->tail->next = t;
-	else
-		l->head = t;
-	l->tail = t;
-	l->len++;
+	return atomic_load_explicit(&((struct task *)t)->state, memory_order_relaxed);
 }
 
 #endif

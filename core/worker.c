@@ -14,7 +14,7 @@ void worker_run_task(struct worker *w, struct task *t)
 {
 	struct runtime *rt = w->rt;
 
-	task_poll_begin(t);
+	uint32_t begin = task_poll_begin(t);
 	if (t->ready_ns) {
 		uint64_t now = rt_now(rt, w);
 		/* Clocks of two cores can disagree by a few ns. */
@@ -29,7 +29,7 @@ void worker_run_task(struct worker *w, struct task *t)
 			t->vt->drop(t, w);
 		return;
 	}
-	if (task_poll_end_pending(t)) {
+	if (task_poll_end_pending(t, begin)) {
 		/* Woken while it ran: exactly one more poll. */
 		w->st.repolls++;
 		if (rt->sample_on && (++w->sample_ctr & rt->sample_mask) == 0)

@@ -209,25 +209,34 @@ static void volt_notify(struct runtime *rt, struct worker *w)
 	rt->engine->ops->unpark(rt->engine, (uint32_t)id);
 }
 
-/* Local publication: with one worker there is nobody else to wake. */
+/*
+ * Local publication. The pushing worker runs what it pushed if nobody else
+ * does, so this notify is for parallelism, not for correctness: a relaxed
+ * look at the idle state skips the fence in the common case where nobody
+ * sleeps or somebody already searches. If the look is stale, the wake comes
+ * with one of this worker's next pushes, or from a searcher's chain.
+ */
 static inline void volt_notify_local(struct worker *w)
 {
-	if (w->rt->nworkers > 1)
-		volt_notify(w->rt, w);
+	struct idle *s = &w->rt->idle;
+	if (atomic_load_explicit(&s->num_parked, memory_order_relaxed) == 0 ||
+	    atomic_load_explicit(&s->num_searching, memory_order_relaxed) != 0)
+		return;
+	volt_notify(w->rt, w);
 }
 
 /* Push into the own ring; a full ring sheds half plus t to the global queue. */
 static void push_ring(struct worker *w, struct task *t)
 {
-	struct task_list out;
+	struct ring_overflow out;
 	enum ring_push_result r = ring_push(&w->sh->ring, t, &out);
 	if (r == RING_PUSHED)
 		return;
 	if (r == RING_OVERFLOWED) {
 		w->st.overflows++;
-		w->st.overflow_tasks += out.len;
+		w->st.overflow_tasks += out.n;
 	}
-	inject_push_list(&w->rt->inject, &out);
+	inject_push_many(&w->rt->inject, out.tasks, out.n);
 }
 
 static void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
@@ -318,6 +327,7 @@ static struct task *global_batch(struct worker *w)
 	uint32_t got = (uint32_t)inject_pop_batch(&rt->inject, buf, n);
 	if (got == 0)
 		return NULL;
+	__builtin_prefetch(buf[0], 1);
 	w->st.global_batches++;
 	w->st.global_tasks += got;
 

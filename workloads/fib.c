@@ -53,10 +53,12 @@ static uint64_t fib_serial(uint32_t n)
 
 static const struct task_vtable fib_vt;
 
-static struct fib_node *node_new(uint32_t n, struct fib_node *parent, uint8_t slot)
+_Static_assert(sizeof(struct fib_node) <= TASKPOOL_BLOCK, "a fib node fits one block");
+
+static struct fib_node *node_new(struct worker *w, uint32_t n, struct fib_node *parent,
+				 uint8_t slot)
 {
-	struct fib_node *c = malloc(sizeof *c);
-	CHECK_MSG(c, "out of memory allocating a fib node");
+	struct fib_node *c = rt_task_alloc(w, sizeof *c);
 	task_init(&c->task, &fib_vt);
 	c->parent = parent;
 	c->n = (uint8_t)n;
@@ -83,8 +85,8 @@ static enum task_poll fib_poll(struct task *t, struct worker *w)
 			/* Before the spawns: a child may finish on another
 			 * worker before this poll returns. */
 			atomic_store_explicit(&node->pending, 2, memory_order_relaxed);
-			rt_spawn(w, &node_new(node->n - 2, node, 1)->task);
-			rt_spawn(w, &node_new(node->n - 1, node, 0)->task);
+			rt_spawn(w, &node_new(w, node->n - 2, node, 1)->task);
+			rt_spawn(w, &node_new(w, node->n - 1, node, 0)->task);
 			return TASK_PENDING;
 		}
 	} else {
@@ -107,7 +109,7 @@ static enum task_poll fib_poll(struct task *t, struct worker *w)
 
 static void fib_drop(struct task *t, struct worker *w)
 {
-	free(t);
+	rt_task_free(w, t, sizeof(struct fib_node));
 }
 
 static const struct task_vtable fib_vt = {
@@ -170,7 +172,7 @@ static void fib_start(void *inst, struct runtime *rt)
 	struct fib *f = inst;
 	f->rt = rt;
 	f->parallel_ran = true;
-	rt_spawn_remote(rt, &node_new(f->n, NULL, 0)->task);
+	rt_spawn_remote(rt, &node_new(NULL, f->n, NULL, 0)->task);
 }
 
 /* The sequential baseline: plain recursion visiting the same nodes the
