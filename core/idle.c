@@ -35,20 +35,27 @@ int idle_claim_parked(struct idle *s)
 	while (bm != 0) {
 		int id = __builtin_ctzll(bm);
 		uint64_t mask = (uint64_t)1 << id;
+		/*
+		 * Count the worker as a searcher *before* taking its bit: a
+		 * worker that wakes by timeout and finds its bit gone treats
+		 * itself as claimed and may leave the searching state at once,
+		 * so the count must already include it. A lost race undoes
+		 * the count; meanwhile publishers merely see one searcher
+		 * more and stay quiet while this claimer is waking someone.
+		 */
+		atomic_fetch_add_explicit(&s->num_searching, 1, memory_order_seq_cst);
 		/* Races with other claimers and with the worker's own timeout
 		 * path (idle_wake_was_claim): whoever clears the bit first owns
 		 * the parked-count decrement. */
 		uint64_t prev = atomic_fetch_and_explicit(&s->parked_bitmap, ~mask,
 							  memory_order_seq_cst);
 		if (prev & mask) {
-			/* Count it as a searcher before it runs, so publishers
-			 * in the meantime see a searcher and stay quiet. */
-			atomic_fetch_add_explicit(&s->num_searching, 1, memory_order_seq_cst);
 			uint32_t p = atomic_fetch_sub_explicit(&s->num_parked, 1,
 							      memory_order_seq_cst);
 			CHECK(p >= 1);
 			return id;
 		}
+		atomic_fetch_sub_explicit(&s->num_searching, 1, memory_order_seq_cst);
 		bm = prev & ~mask;
 	}
 	return -1;

@@ -77,9 +77,10 @@ bool idle_try_become_searcher(struct idle *s, uint32_t cap_num, uint32_t cap_den
 bool idle_leave_searching(struct idle *s);
 
 /*
- * Claim the lowest parked worker: clear its bit (count trailing zeros, then
- * fetch-and; a lost race retries), and account for it as a searcher on its
- * behalf. Returns its index or -1 if none is parked.
+ * Claim the lowest parked worker: account for it as a searcher on its
+ * behalf, then clear its bit (count trailing zeros, then fetch-and; a lost
+ * race undoes the count and retries). Returns its index or -1 if none is
+ * parked.
  */
 int idle_claim_parked(struct idle *s);
 

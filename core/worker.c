@@ -58,8 +58,14 @@ enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
 		polls++;
 	}
 	uint64_t t1 = rt_now(rt, w);
-	if (polls)
-		w->st.busy_ns += t1 - t0;
+	if (polls) {
+		/* Count only the part of the tick inside the run: a task ran,
+		 * so the root was injected and start_ns is visible; end_ns is
+		 * visible once finished reads true (acquire). */
+		uint64_t b0 = t0 > rt->start_ns ? t0 : rt->start_ns;
+		uint64_t b1 = rt_finished(rt) && rt->end_ns < t1 ? rt->end_ns : t1;
+		w->st.busy_ns += b1 > b0 ? b1 - b0 : 0;
+	}
 	policy_tick_end(p, w, polls, t1 - t0);
 	if (polls)
 		return STEP_RAN;

@@ -46,7 +46,7 @@ static const struct knob_def volt_knobs[VOLT_NKNOBS] = {
 	[VOLT_TARGET_NS] = { "target_ns", 1e6, 1, 1e12, false,
 			     "target global-queue latency: interval = target / EWMA poll time" },
 	[VOLT_EWMA_ALPHA] = { "ewma_alpha", 0.1, 0.0001, 1, false, "weight of a new tick's mean poll time" },
-	[VOLT_INITIAL_AVG_NS] = { "initial_avg_ns", 50000, 1, 1e12, false, "EWMA seed (50 us gives interval 20)" },
+	[VOLT_INITIAL_AVG_NS] = { "initial_avg_ns", 50000, 1, 1e12, true, "EWMA seed (50 us gives interval 20)" },
 	[VOLT_STEAL_MAX] = { "steal_max", 128, 0, 128, true,
 			     "most tasks one steal moves (half, capped); 1 = steal one; 0 = no stealing" },
 	[VOLT_SEARCHER_CAP] = { "searcher_cap", 0.5, 0.001, 1, false,
@@ -64,7 +64,7 @@ struct volt_worker {
 	uint32_t lifo_polls;		/* this tick */
 	uint32_t since_global;		/* polls since the last global check */
 	uint32_t interval;
-	double avg_ns;
+	uint64_t avg_ns;		/* EWMA of ns per poll, integer as in Volt */
 };
 
 struct volt {
@@ -86,9 +86,12 @@ uint32_t volt_interval_for(double avg_ns, double target_ns, uint32_t lo, uint32_
 	return (uint32_t)x;
 }
 
-double volt_ewma(double avg_ns, double sample_ns, double alpha)
+uint64_t volt_ewma(uint64_t avg_ns, uint64_t sample_ns, double alpha)
 {
-	return alpha * sample_ns + (1 - alpha) * avg_ns;
+	/* Truncating, like Volt's integer average: converges exactly onto a
+	 * steady sample from either side, never below 1. */
+	uint64_t next = (uint64_t)(alpha * (double)sample_ns + (1 - alpha) * (double)avg_ns);
+	return next ? next : 1;
 }
 
 uint32_t volt_batch_size(uint64_t len, uint32_t workers, uint32_t lo, uint32_t hi)
@@ -116,7 +119,7 @@ uint32_t volt_worker_interval(const struct worker *w)
 	return VW(w)->interval;
 }
 
-double volt_worker_avg_ns(const struct worker *w)
+uint64_t volt_worker_avg_ns(const struct worker *w)
 {
 	return VW(w)->avg_ns;
 }
@@ -174,10 +177,10 @@ static int volt_init(struct runtime *rt)
 	memset(v->vw, 0, rt->nworkers * sizeof(struct volt_worker));
 	for (uint32_t i = 0; i < rt->nworkers; i++) {
 		struct volt_worker *vw = &v->vw[i];
-		vw->avg_ns = v->initial_avg_ns;
+		vw->avg_ns = (uint64_t)v->initial_avg_ns;
 		vw->interval = v->fixed_interval
 				       ? v->fixed_interval
-				       : volt_interval_for(vw->avg_ns, v->target_ns, v->interval_min,
+				       : volt_interval_for((double)vw->avg_ns, v->target_ns, v->interval_min,
 							   v->interval_max);
 		rt->workers[i].pstate = vw;
 	}
@@ -287,10 +290,9 @@ static void volt_tick_end(struct worker *w, uint32_t polls, uint64_t elapsed_ns)
 	struct volt_worker *vw = VW(w);
 	if (polls == 0 || v->fixed_interval)
 		return;
-	vw->avg_ns = volt_ewma(vw->avg_ns, (double)elapsed_ns / polls, v->alpha);
-	if (vw->avg_ns < 1)
-		vw->avg_ns = 1;
-	vw->interval = volt_interval_for(vw->avg_ns, v->target_ns, v->interval_min, v->interval_max);
+	vw->avg_ns = volt_ewma(vw->avg_ns, elapsed_ns / polls, v->alpha);
+	vw->interval = volt_interval_for((double)vw->avg_ns, v->target_ns, v->interval_min,
+					 v->interval_max);
 }
 
 static struct task *prefetch_pop(struct volt_worker *vw)

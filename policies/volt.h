@@ -32,14 +32,14 @@ enum volt_knob {
 /* clamp(target / avg, lo, hi): polls between global-queue checks. */
 uint32_t volt_interval_for(double avg_ns, double target_ns, uint32_t lo, uint32_t hi);
 
-/* One EWMA step: alpha * sample + (1 - alpha) * avg. */
-double volt_ewma(double avg_ns, double sample_ns, double alpha);
+/* One EWMA step: alpha * sample + (1 - alpha) * avg, truncated, >= 1. */
+uint64_t volt_ewma(uint64_t avg_ns, uint64_t sample_ns, double alpha);
 
 /* clamp(len / workers, lo, hi): the size of one global batch. */
 uint32_t volt_batch_size(uint64_t len, uint32_t workers, uint32_t lo, uint32_t hi);
 
 /* The current interval and EWMA of worker w (tests and reports). */
 uint32_t volt_worker_interval(const struct worker *w);
-double volt_worker_avg_ns(const struct worker *w);
+uint64_t volt_worker_avg_ns(const struct worker *w);
 
 #endif
