@@ -140,6 +140,18 @@ void rt_wake(struct runtime *rt, struct worker *w, struct task *t)
 	}
 }
 
+void rt_join_arrive(struct runtime *rt, struct worker *w, struct task *parent)
+{
+	if (!task_join_arrive(parent))
+		return;
+	if (w) {
+		sample_ready(w, parent);
+		rt->policy->schedule_local(w, parent, SCHED_WAKE);
+	} else {
+		rt_spawn_remote(rt, parent);
+	}
+}
+
 void rt_finish(struct runtime *rt, struct worker *w)
 {
 	rt->end_ns = rt_now(rt, w);

@@ -108,6 +108,9 @@ void rt_spawn(struct worker *w, struct task *t);
 void rt_spawn_remote(struct runtime *rt, struct task *t);
 /* Wake a task; w is the calling worker, or NULL outside any worker. */
 void rt_wake(struct runtime *rt, struct worker *w, struct task *t);
+/* A child of a TASK_JOIN poll is done; enqueues the parent if it was the
+ * last awaited arrival. w is the calling worker, or NULL outside any. */
+void rt_join_arrive(struct runtime *rt, struct worker *w, struct task *parent);
 /* The workload is done: record the end time, stop the workers. */
 void rt_finish(struct runtime *rt, struct worker *w);
 /* Task memory: from the calling worker's cache (w may be NULL). */

@@ -6,12 +6,13 @@
  * something wakes it. Workloads embed `struct task` as the first member of
  * their own task structs.
  *
- * The state word holds two flags and a wake counter:
+ * The state word holds two flags, a wake counter and a join count:
  *
  *   SCHEDULED  the task is queued or being polled: exactly one party (a
  *              queue, or the worker polling it) owns the duty to run it
  *   COMPLETE   poll() returned TASK_DONE; it is never polled again
- *   wakes      bits 2..31 count wakes (modulo 2^30)
+ *   wakes      bits 2..15 count wakes (modulo 2^14)
+ *   joins      bits 16..31, signed: arrivals still awaited (see below)
  *
  *   wake():        idle -> SCHEDULED, wakes+1: the caller enqueues the task
  *                  SCHEDULED -> wakes+1: nothing else (queued or running)
@@ -31,6 +32,15 @@
  * not SCHEDULED aborts, also under NDEBUG); a wake during a poll causes
  * exactly one more poll.
  *
+ * Joins (fork-join in continuation-passing style): a poll that spawned k
+ * children returns TASK_JOIN(k); each child, when done, calls
+ * task_join_arrive on the parent. Arrivals during the parent's poll drive
+ * the count negative; the poll's end adds k. Whoever brings it to zero
+ * while the parent is not SCHEDULED makes it SCHEDULED and enqueues it, in
+ * the same CAS; if the count reaches zero at poll end, the parent is polled
+ * again at once. A join therefore costs one CAS per child and no extra
+ * wake.
+ *
  * Cost: poll begin is a plain load, so a poll that completes costs no
  * atomic read-modify-write at all, and a pending poll costs one CAS. Wakers
  * pay one CAS. A waker whose bump the runner's begin-load did not observe
@@ -49,13 +59,33 @@
 struct worker;
 struct task;
 
-enum task_poll { TASK_PENDING = 0, TASK_DONE = 1 };
+/*
+ * What a poll returns: TASK_DONE, TASK_PENDING (run again after a wake), or
+ * TASK_JOIN(k) (run again after k task_join_arrive calls, or a wake).
+ */
+enum task_poll { TASK_PENDING = 0, TASK_DONE = 1, TASK_JOIN_BASE = 2 };
+#define TASK_JOIN_MAX 32767u
+#define TASK_JOIN(k) ((enum task_poll)(TASK_JOIN_BASE + (k)))
 
 enum {
 	TASK_SCHEDULED = 1u << 0,
 	TASK_COMPLETE = 1u << 1,
 	TASK_WAKE_ONE = 1u << 2,
+	TASK_WAKE_MASK = 0xfffcu,
+	TASK_JOIN_SHIFT = 16,
 };
+
+/* The signed join count of a state word. */
+static inline int32_t task_joins(uint32_t s)
+{
+	return (int16_t)(s >> TASK_JOIN_SHIFT);
+}
+
+/* s with its join count moved by d (wrapping within its 16 bits). */
+static inline uint32_t task_joins_add(uint32_t s, int32_t d)
+{
+	return (s & 0xffffu) | ((uint32_t)(uint16_t)(task_joins(s) + d) << TASK_JOIN_SHIFT);
+}
 
 struct task_vtable {
 	const char *name;
@@ -95,7 +125,8 @@ static inline bool task_wake(struct task *t)
 	for (;;) {
 		if (old & TASK_COMPLETE)
 			return false;
-		uint32_t next = (old + TASK_WAKE_ONE) | TASK_SCHEDULED;
+		uint32_t next = (old & ~(uint32_t)TASK_WAKE_MASK) |
+				((old + TASK_WAKE_ONE) & TASK_WAKE_MASK) | TASK_SCHEDULED;
 		if (atomic_compare_exchange_weak_explicit(&t->state, &old, next,
 							  memory_order_release,
 							  memory_order_relaxed))
@@ -106,7 +137,7 @@ static inline bool task_wake(struct task *t)
 /*
  * Poll begins. Acquire pairs with the release of every wake this poll
  * consumes. A task polled while not SCHEDULED was lost and resurrected, or
- * is being run twice: abort loudly. Returns the word for task_poll_end_pending.
+ * is being run twice: abort loudly. Returns the word for task_poll_end.
  */
 static inline uint32_t task_poll_begin(struct task *t)
 {
@@ -117,18 +148,55 @@ static inline uint32_t task_poll_begin(struct task *t)
 }
 
 /*
- * Poll returned pending: go idle unless a wake arrived since `begin` was
- * read. Returns true if one did; the task then stays SCHEDULED and the
- * caller must schedule it again (exactly one more poll). Release publishes
- * this poll's writes to the next waker; acquire on failure takes in the
- * writes of the wakes that arrived during the poll.
+ * Poll returned pending, awaiting `joins` more arrivals (0: a plain pending).
+ * Goes idle unless a wake arrived since `begin` was read, or the join count
+ * reached zero during the poll. Returns true in those cases; the task
+ * then stays SCHEDULED and the caller must schedule it again (exactly one
+ * more poll). Release publishes this poll's writes to the next waker;
+ * acquire on failure takes in the writes of wakes and arrivals that came
+ * during the poll.
  */
-static inline bool task_poll_end_pending(struct task *t, uint32_t begin)
+static inline bool task_poll_end(struct task *t, uint32_t begin, uint32_t joins)
 {
-	return !atomic_compare_exchange_strong_explicit(&t->state, &begin,
-							 begin & ~(uint32_t)TASK_SCHEDULED,
-							 memory_order_release,
-							 memory_order_acquire);
+	uint32_t cur = begin;
+	for (;;) {
+		uint32_t next = joins ? task_joins_add(cur, (int32_t)joins) : cur;
+		/* Again if woken meanwhile, or if the join count is zero now
+		 * and was not zero at the start (arrivals completed it during
+		 * the poll) or this poll awaited a join. */
+		bool joined = task_joins(next) == 0 &&
+			      (joins || task_joins(cur) != task_joins(begin));
+		bool again = (cur & TASK_WAKE_MASK) != (begin & TASK_WAKE_MASK) || joined;
+		if (!again)
+			next &= ~(uint32_t)TASK_SCHEDULED;
+		if (atomic_compare_exchange_weak_explicit(&t->state, &cur, next,
+							  memory_order_release,
+							  memory_order_acquire))
+			return again;
+	}
+}
+
+/*
+ * A child of a TASK_JOIN poll is done. Returns true if the caller must
+ * enqueue the parent: this was the last awaited arrival and the parent's
+ * poll has ended. Release publishes the child's result to the parent's next
+ * poll (whose begin-load reads this RMW or a later one in its release
+ * sequence).
+ */
+static inline bool task_join_arrive(struct task *t)
+{
+	uint32_t old = atomic_load_explicit(&t->state, memory_order_relaxed);
+	for (;;) {
+		CHECK_MSG(!(old & TASK_COMPLETE), "join arrival on a completed task");
+		uint32_t next = task_joins_add(old, -1);
+		bool enqueue = task_joins(next) == 0 && !(old & TASK_SCHEDULED);
+		if (enqueue)
+			next |= TASK_SCHEDULED;
+		if (atomic_compare_exchange_weak_explicit(&t->state, &old, next,
+							  memory_order_release,
+							  memory_order_relaxed))
+			return enqueue;
+	}
 }
 
 /* Poll returned done. Wakes that race with this store bump a counter

@@ -22,15 +22,18 @@ void worker_run_task(struct worker *w, struct task *t)
 		t->ready_ns = 0;
 	}
 	w->st.polls++;
-	if (t->vt->poll(t, w) == TASK_DONE) {
+	enum task_poll r = t->vt->poll(t, w);
+	if (r == TASK_DONE) {
 		task_complete(t);
 		w->st.completions++;
 		if (t->vt->drop)
 			t->vt->drop(t, w);
 		return;
 	}
-	if (task_poll_end_pending(t, begin)) {
-		/* Woken while it ran: exactly one more poll. */
+	uint32_t joins = r >= TASK_JOIN_BASE ? (uint32_t)r - TASK_JOIN_BASE : 0;
+	CHECK(joins <= TASK_JOIN_MAX);
+	if (task_poll_end(t, begin, joins)) {
+		/* Woken, or joined, while it ran: exactly one more poll. */
 		w->st.repolls++;
 		if (rt->sample_on && (++w->sample_ctr & rt->sample_mask) == 0)
 			t->ready_ns = rt_now(rt, w);

@@ -20,13 +20,13 @@ static void wake_idle_enqueues_once(void)
 	ASSERT(!task_wake(&t));
 	uint32_t b = task_poll_begin(&t);
 	/* That wake was before this poll began: it is consumed by it. */
-	ASSERT(!task_poll_end_pending(&t, b));
+	ASSERT(!task_poll_end(&t, b, 0));
 	/* Idle: the first wake enqueues, the next ones do not. */
 	ASSERT(task_wake(&t));
 	ASSERT(!task_wake(&t));
 	ASSERT(!task_wake(&t));
 	b = task_poll_begin(&t);
-	ASSERT(!task_poll_end_pending(&t, b));
+	ASSERT(!task_poll_end(&t, b, 0));
 }
 
 /* A wake (or several) during a poll: exactly one more poll, then idle. */
@@ -37,9 +37,9 @@ static void wake_during_poll_repolls_once(void)
 	uint32_t b = task_poll_begin(&t);
 	ASSERT(!task_wake(&t));		/* running: the runner handles it */
 	ASSERT(!task_wake(&t));
-	ASSERT(task_poll_end_pending(&t, b));	/* one more poll */
+	ASSERT(task_poll_end(&t, b, 0));	/* one more poll */
 	b = task_poll_begin(&t);		/* still SCHEDULED */
-	ASSERT(!task_poll_end_pending(&t, b));	/* and no more */
+	ASSERT(!task_poll_end(&t, b, 0));	/* and no more */
 	ASSERT(task_wake(&t));			/* idle again */
 }
 
@@ -52,6 +52,64 @@ static void complete_ignores_wakes(void)
 	task_complete(&t);
 	ASSERT(!task_wake(&t));
 	ASSERT_EQ(task_state(&t), TASK_COMPLETE);
+}
+
+/* TASK_JOIN(2): arrivals after the poll enqueue on the last one. */
+static void join_after_poll(void)
+{
+	struct task t;
+	task_init(&t, &vt);
+	uint32_t b = task_poll_begin(&t);
+	ASSERT(!task_poll_end(&t, b, 2));	/* waiting for two */
+	ASSERT_EQ(task_joins(task_state(&t)), 2);
+	ASSERT(!task_join_arrive(&t));
+	ASSERT(task_join_arrive(&t));		/* the last one enqueues */
+	b = task_poll_begin(&t);
+	ASSERT_EQ(task_joins(b), 0);
+	task_complete(&t);
+}
+
+/* Children that finish during the parent's poll: no enqueue by them, and
+ * the poll end sees the join complete and asks for one more poll. */
+static void join_during_poll(void)
+{
+	struct task t;
+	task_init(&t, &vt);
+	uint32_t b = task_poll_begin(&t);
+	ASSERT(!task_join_arrive(&t));
+	ASSERT(!task_join_arrive(&t));
+	ASSERT_EQ(task_joins(task_state(&t)), -2);
+	ASSERT(task_poll_end(&t, b, 2));
+	ASSERT_EQ(task_joins(task_state(&t)), 0);
+	/* One arrived during the poll, one after. */
+	b = task_poll_begin(&t);
+	ASSERT(!task_join_arrive(&t));
+	ASSERT(!task_poll_end(&t, b, 2));
+	ASSERT(task_join_arrive(&t));
+	/* A plain wake while joins are outstanding enqueues the task too
+	 * (it is idle); the join then completes during that poll. */
+	b = task_poll_begin(&t);
+	ASSERT(!task_poll_end(&t, b, 1));
+	ASSERT(task_wake(&t));
+	b = task_poll_begin(&t);
+	ASSERT(!task_join_arrive(&t));
+	ASSERT(task_poll_end(&t, b, 0));	/* the arrival counts as news */
+}
+
+/* The wake counter wraps inside its 14 bits without touching the joins. */
+static void wake_counter_wraps(void)
+{
+	struct task t;
+	task_init(&t, &vt);
+	uint32_t b = task_poll_begin(&t);
+	ASSERT(!task_poll_end(&t, b, 3));
+	for (int i = 0; i < 70000; i++) {
+		if (task_wake(&t)) {
+			b = task_poll_begin(&t);
+			ASSERT(!task_poll_end(&t, b, 0));
+		}
+	}
+	ASSERT_EQ(task_joins(task_state(&t)), 3);
 }
 
 /*
@@ -109,7 +167,7 @@ static void no_lost_wake_under_race(void)
 			uint32_t b = task_poll_begin(&r.t);
 			r.seen = atomic_load_explicit(&r.sent, memory_order_relaxed);
 			r.polls++;
-			again = task_poll_end_pending(&r.t, b);
+			again = task_poll_end(&r.t, b, 0);
 		} while (again);
 	}
 	pthread_join(th, NULL);
@@ -123,6 +181,9 @@ int main(void)
 	RUN(wake_idle_enqueues_once);
 	RUN(wake_during_poll_repolls_once);
 	RUN(complete_ignores_wakes);
+	RUN(join_after_poll);
+	RUN(join_during_poll);
+	RUN(wake_counter_wraps);
 	RUN(no_lost_wake_under_race);
 	return 0;
 }

@@ -1,0 +1,545 @@
+/*
+ * cli.c - the command line (cli.h).
+ *
+ * Options are long only, as `--opt=value` or `--opt value`, matched exactly
+ * (no abbreviations: a benchmark command line is copied into papers and
+ * scripts, and an abbreviation that later becomes ambiguous would change its
+ * meaning). Every error is reported as one line naming the valid choices,
+ * so that a typo in a sweep script is obvious from the log.
+ */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/knob.h"
+#include "policies/policy.h"
+#include "workloads/workload.h"
+
+enum opt_id {
+	OPT_POLICY,
+	OPT_WORKLOAD,
+	OPT_WORKERS,
+	OPT_SET,
+	OPT_PARAM,
+	OPT_TRIALS,
+	OPT_WARMUP,
+	OPT_SEED,
+	OPT_SAMPLE,
+	OPT_HIST_DIGITS,
+	OPT_JSON,
+	OPT_NO_JSON,
+	OPT_NO_BASELINE,
+	OPT_LIST,
+	OPT_HELP,
+};
+
+struct opt {
+	const char *name;
+	enum opt_id id;
+	bool has_arg;
+	bool repeatable;
+	const char *arg;	/* for the usage text */
+	const char *help;
+};
+
+static const struct opt opts[] = {
+	{ "policy", OPT_POLICY, true, false, "NAME", "scheduling policy (see --list)" },
+	{ "workload", OPT_WORKLOAD, true, false, "NAME", "workload (see --list)" },
+	{ "workers", OPT_WORKERS, true, false, "N",
+	  "worker threads, 1..1024 (default: online CPUs)" },
+	{ "set", OPT_SET, true, true, "KNOB=V", "override a policy knob (repeatable)" },
+	{ "param", OPT_PARAM, true, true, "NAME=V", "set a workload parameter (repeatable)" },
+	{ "trials", OPT_TRIALS, true, false, "N", "measured trials, 1..1000 (default 5)" },
+	{ "warmup", OPT_WARMUP, true, false, "N", "discarded warm-up trials, 0..100 (default 1)" },
+	{ "seed", OPT_SEED, true, false, "N", "base seed, any 64-bit unsigned (default 1)" },
+	{ "sample", OPT_SAMPLE, true, false, "N",
+	  "sample sched delay of 1 in N local schedules, a power of two, 0 = off "
+	  "(default: the workload's)" },
+	{ "hist-digits", OPT_HIST_DIGITS, true, false, "N",
+	  "histogram significant digits, 1..5 (default 3)" },
+	{ "json", OPT_JSON, true, false, "PATH",
+	  "result file (default: a new file in the results dir)" },
+	{ "no-json", OPT_NO_JSON, false, false, NULL, "write no result file" },
+	{ "no-baseline", OPT_NO_BASELINE, false, false, NULL, "skip the sequential baseline" },
+	{ "list", OPT_LIST, false, false, NULL, "list policies, knobs, workloads, parameters" },
+	{ "help", OPT_HELP, false, false, NULL, "this text" },
+};
+
+#define NOPTS (sizeof opts / sizeof opts[0])
+_Static_assert(NOPTS <= 32, "cli.seen has one bit per option");
+
+/* A bounded string builder for the "(valid: a, b, c)" lists. */
+struct sbuf {
+	char *p;
+	size_t len, off;
+};
+
+static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void sb_add(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	if (b->off >= b->len)
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(b->p + b->off, b->len - b->off, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->off += (size_t)n;
+}
+
+static void valid_policies(char *buf, size_t len)
+{
+	struct sbuf b = { buf, len, 0 };
+	buf[0] = '\0';
+	for (size_t i = 0; i < policy_count(); i++)
+		sb_add(&b, "%s%s", i ? ", " : "", policy_table[i]->name);
+}
+
+static void valid_workloads(char *buf, size_t len)
+{
+	struct sbuf b = { buf, len, 0 };
+	buf[0] = '\0';
+	for (size_t i = 0; i < workload_count(); i++)
+		sb_add(&b, "%s%s", i ? ", " : "", workload_table[i]->name);
+}
+
+static void valid_knobs(const struct knob_def *defs, size_t n, char *buf, size_t len)
+{
+	struct sbuf b = { buf, len, 0 };
+	buf[0] = '\0';
+	if (n == 0)
+		sb_add(&b, "none");
+	for (size_t i = 0; i < n; i++)
+		sb_add(&b, "%s%s", i ? ", " : "", defs[i].name);
+}
+
+static void valid_options(char *buf, size_t len)
+{
+	struct sbuf b = { buf, len, 0 };
+	buf[0] = '\0';
+	for (size_t i = 0; i < NOPTS; i++)
+		sb_add(&b, "%s--%s", i ? ", " : "", opts[i].name);
+}
+
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* A decimal integer in [lo, hi]; no sign, no spaces, no trailing text. */
+static int parse_uint(const char *opt, const char *text, uint64_t lo, uint64_t hi, uint64_t *out,
+		      char *err, size_t len)
+{
+	char *end = NULL;
+	unsigned long long v;
+
+	if (!isdigit((unsigned char)text[0]))
+		goto not_int;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (*end != '\0')
+		goto not_int;
+	if (errno == ERANGE || v < lo || v > hi)
+		return fail(err, len, "--%s: %s is out of range [%" PRIu64 ", %" PRIu64 "]",
+			    opt, text, lo, hi);
+	*out = v;
+	return 0;
+not_int:
+	return fail(err, len, "--%s: '%s' is not an integer (expected an integer in [%" PRIu64
+		    ", %" PRIu64 "])", opt, text, lo, hi);
+}
+
+static int parse_u32(const char *opt, const char *text, uint32_t lo, uint32_t hi, uint32_t *out,
+		     char *err, size_t len)
+{
+	uint64_t v;
+	int rc = parse_uint(opt, text, lo, hi, &v, err, len);
+	if (rc == 0)
+		*out = (uint32_t)v;
+	return rc;
+}
+
+/*
+ * --policy: one name for now. Resolving into a list keeps the rest of the
+ * program (knob resolution, checks, the per-policy run loop in main) ready
+ * for comma-separated lists.
+ */
+static int parse_policies(struct cli *c, const char *text, char *err, size_t len)
+{
+	const struct policy *p = policy_find(text);
+	if (!p) {
+		char valid[512];
+		valid_policies(valid, sizeof valid);
+		return fail(err, len, "unknown policy '%s' (valid: %s)", text, valid);
+	}
+	c->policies[0].policy = p;
+	c->npolicies = 1;
+	return 0;
+}
+
+static int parse_workload(struct cli *c, const char *text, char *err, size_t len)
+{
+	c->wl = workload_find(text);
+	if (!c->wl) {
+		char valid[512];
+		valid_workloads(valid, sizeof valid);
+		return fail(err, len, "unknown workload '%s' (valid: %s)", text, valid);
+	}
+	return 0;
+}
+
+/* Record `name=value` for resolution once the policy and workload are known
+ * (they may come later on the command line). */
+static int add_assign(struct cli_assign *list, size_t *n, const char *opt, const char *what,
+		      const char *text, char *err, size_t len)
+{
+	const char *eq = strchr(text, '=');
+	size_t nlen = eq ? (size_t)(eq - text) : 0;
+
+	if (!eq || nlen == 0 || eq[1] == '\0')
+		return fail(err, len, "--%s expects NAME=VALUE, got '%s'", opt, text);
+	if (nlen >= CLI_NAME_MAX)
+		return fail(err, len, "--%s: %s name '%.*s' is too long", opt, what,
+			    (int)nlen, text);
+	if (*n == CLI_MAX_ASSIGN)
+		return fail(err, len, "--%s given more than %d times", opt, CLI_MAX_ASSIGN);
+	for (size_t i = 0; i < *n; i++)
+		if (strlen(list[i].name) == nlen && strncmp(list[i].name, text, nlen) == 0)
+			return fail(err, len, "%s '%.*s' given twice", what, (int)nlen, text);
+	memcpy(list[*n].name, text, nlen);
+	list[*n].name[nlen] = '\0';
+	list[*n].value = eq + 1;
+	(*n)++;
+	return 0;
+}
+
+static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *err, size_t len)
+{
+	uint64_t u;
+	int rc;
+
+	switch (o->id) {
+	case OPT_POLICY:
+		return parse_policies(c, v, err, len);
+	case OPT_WORKLOAD:
+		return parse_workload(c, v, err, len);
+	case OPT_WORKERS:
+		return parse_u32(o->name, v, 1, CLI_MAX_WORKERS, &c->workers, err, len);
+	case OPT_SET:
+		return add_assign(c->sets, &c->nsets, o->name, "knob", v, err, len);
+	case OPT_PARAM:
+		return add_assign(c->param_args, &c->nparam_args, o->name, "parameter", v, err,
+				  len);
+	case OPT_TRIALS:
+		return parse_u32(o->name, v, 1, 1000, &c->trials, err, len);
+	case OPT_WARMUP:
+		return parse_u32(o->name, v, 0, 100, &c->warmup, err, len);
+	case OPT_SEED:
+		return parse_uint(o->name, v, 0, UINT64_MAX, &c->seed, err, len);
+	case OPT_SAMPLE:
+		rc = parse_u32(o->name, v, 0, 1u << 31, &c->sample_period, err, len);
+		if (rc)
+			return rc;
+		if ((c->sample_period & (c->sample_period - 1)) != 0)
+			return fail(err, len, "--sample: %s is not a power of two (0 = off)", v);
+		c->sample_given = true;
+		return 0;
+	case OPT_HIST_DIGITS:
+		rc = parse_uint(o->name, v, 1, 5, &u, err, len);
+		if (rc == 0)
+			c->hist_digits = (int)u;
+		return rc;
+	case OPT_JSON:
+		if (v[0] == '\0')
+			return fail(err, len, "--json needs a non-empty path");
+		c->json_path = v;
+		return 0;
+	case OPT_NO_JSON:
+		c->no_json = true;
+		return 0;
+	case OPT_NO_BASELINE:
+		c->no_baseline = true;
+		return 0;
+	case OPT_LIST:
+		c->list = true;
+		return 0;
+	case OPT_HELP:
+		c->help = true;
+		return 0;
+	}
+	return fail(err, len, "internal error: option --%s not handled", o->name);
+}
+
+static const struct opt *find_opt(const char *name, size_t nlen)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (strlen(opts[i].name) == nlen && strncmp(opts[i].name, name, nlen) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+/* One argv element (and its value, which may be the next element). */
+static int parse_one(struct cli *c, int argc, char **argv, int *i, char *err, size_t len)
+{
+	const char *a = argv[*i];
+	const char *eq, *v = NULL;
+	const struct opt *o;
+
+	if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
+		return fail(err, len,
+			    "unexpected argument '%s' (options are --name=value; see --help)", a);
+	eq = strchr(a, '=');
+	o = find_opt(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+	if (!o) {
+		char valid[512];
+		valid_options(valid, sizeof valid);
+		return fail(err, len, "unknown option '%.*s' (valid: %s)",
+			    eq ? (int)(eq - a) : (int)strlen(a), a, valid);
+	}
+	if (o->has_arg) {
+		if (eq)
+			v = eq + 1;
+		else if (*i + 1 < argc && strncmp(argv[*i + 1], "--", 2) != 0)
+			v = argv[++*i];
+		else
+			return fail(err, len, "option --%s needs a value", o->name);
+	} else if (eq) {
+		return fail(err, len, "option --%s takes no value", o->name);
+	}
+	if (!o->repeatable) {
+		uint32_t bit = 1u << (o - opts);
+		if (c->seen & bit)
+			return fail(err, len, "option --%s given twice", o->name);
+		c->seen |= bit;
+	}
+	return apply_opt(c, o, v, err, len);
+}
+
+static int resolve_knobs(struct cli *c, struct cli_policy *cp, char *err, size_t len)
+{
+	const struct policy *p = cp->policy;
+	char why[256];
+
+	cp->knobs = calloc(p->nknobs ? p->nknobs : 1, sizeof *cp->knobs);
+	if (!cp->knobs) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	knob_defaults(p->knobs, p->nknobs, cp->knobs);
+	for (size_t i = 0; i < c->nsets; i++) {
+		int k = knob_find(p->knobs, p->nknobs, c->sets[i].name);
+		if (k < 0) {
+			char valid[512];
+			valid_knobs(p->knobs, p->nknobs, valid, sizeof valid);
+			return fail(err, len, "unknown knob '%s' for policy %s (valid: %s)",
+				    c->sets[i].name, p->name, valid);
+		}
+		if (knob_parse(&p->knobs[k], c->sets[i].value, &cp->knobs[k], why,
+			       sizeof why))
+			return fail(err, len, "policy %s: %s", p->name, why);
+	}
+	return 0;
+}
+
+static int resolve_params(struct cli *c, char *err, size_t len)
+{
+	const struct workload *wl = c->wl;
+	char why[256];
+
+	c->params = calloc(wl->nparams ? wl->nparams : 1, sizeof *c->params);
+	if (!c->params) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	knob_defaults(wl->params, wl->nparams, c->params);
+	for (size_t i = 0; i < c->nparam_args; i++) {
+		int k = knob_find(wl->params, wl->nparams, c->param_args[i].name);
+		if (k < 0) {
+			char valid[512];
+			valid_knobs(wl->params, wl->nparams, valid, sizeof valid);
+			return fail(err, len, "unknown parameter '%s' for workload %s (valid: %s)",
+				    c->param_args[i].name, wl->name, valid);
+		}
+		if (knob_parse(&wl->params[k], c->param_args[i].value, &c->params[k], why,
+			       sizeof why))
+			return fail(err, len, "workload %s: %s", wl->name, why);
+	}
+	return 0;
+}
+
+/* A check hook's reason, prefixed with whose it is unless it says so itself. */
+static int hook_failed(char *err, size_t len, const char *what, const char *name, const char *why)
+{
+	if (!why[0])
+		return fail(err, len, "%s %s rejects this configuration", what, name);
+	if (strstr(why, name))
+		return fail(err, len, "%s", why);
+	return fail(err, len, "%s %s: %s", what, name, why);
+}
+
+/* The policy's and the workload's own hooks, on the fully resolved values. */
+static int run_checks(struct cli *c, char *err, size_t len)
+{
+	struct rt_config cfg = {
+		.workers = c->workers,
+		.seed = c->seed,
+		.sample_period = c->sample_period,
+		.hist_digits = c->hist_digits,
+	};
+	char why[256];
+
+	for (size_t i = 0; i < c->npolicies; i++) {
+		const struct policy *p = c->policies[i].policy;
+		why[0] = '\0';
+		if (p->check && p->check(&cfg, c->policies[i].knobs, why, sizeof why))
+			return hook_failed(err, len, "policy", p->name, why);
+	}
+	why[0] = '\0';
+	if (c->wl->check && c->wl->check(c->params, why, sizeof why))
+		return hook_failed(err, len, "workload", c->wl->name, why);
+	return 0;
+}
+
+static int resolve(struct cli *c, char *err, size_t len)
+{
+	char valid[512];
+	int rc;
+
+	if (c->npolicies == 0) {
+		valid_policies(valid, sizeof valid);
+		return fail(err, len, "missing --policy (valid: %s)", valid);
+	}
+	if (!c->wl) {
+		valid_workloads(valid, sizeof valid);
+		return fail(err, len, "missing --workload (valid: %s)", valid);
+	}
+	if (c->json_path && c->no_json)
+		return fail(err, len, "--json and --no-json exclude each other");
+	for (size_t i = 0; i < c->npolicies; i++) {
+		rc = resolve_knobs(c, &c->policies[i], err, len);
+		if (rc)
+			return rc;
+	}
+	rc = resolve_params(c, err, len);
+	if (rc)
+		return rc;
+	if (!c->sample_given)
+		c->sample_period = c->wl->sample_period;
+	return run_checks(c, err, len);
+}
+
+static uint32_t default_workers(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		return 1;
+	return n > CLI_MAX_WORKERS ? CLI_MAX_WORKERS : (uint32_t)n;
+}
+
+int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t len)
+{
+	memset(c, 0, sizeof *c);
+	c->workers = default_workers();
+	c->trials = 5;
+	c->warmup = 1;
+	c->seed = 1;
+	c->hist_digits = 3;
+
+	for (int i = 1; i < argc; i++) {
+		int rc = parse_one(c, argc, argv, &i, err, len);
+		if (rc)
+			return rc;
+		/* --help wins over whatever follows it. */
+		if (c->help)
+			return 0;
+	}
+	if (c->list)
+		return 0;
+	return resolve(c, err, len);
+}
+
+void cli_free(struct cli *c)
+{
+	for (size_t i = 0; i < c->npolicies; i++) {
+		free(c->policies[i].knobs);
+		c->policies[i].knobs = NULL;
+	}
+	free(c->params);
+	c->params = NULL;
+}
+
+void cli_usage(FILE *f)
+{
+	fprintf(f, "usage: harness --policy=NAME --workload=NAME [options]\n"
+		   "       harness --list | --help\n\n"
+		   "Runs a workload under a scheduling policy: a sequential baseline and\n"
+		   "parallel trials in a seed-shuffled order, each verified. A summary goes\n"
+		   "to stdout, progress to stderr, the full result to a JSON file.\n\n"
+		   "options (--opt=value or --opt value):\n");
+	for (size_t i = 0; i < NOPTS; i++) {
+		char lhs[40];
+		snprintf(lhs, sizeof lhs, "--%s%s%s", opts[i].name, opts[i].arg ? " " : "",
+			 opts[i].arg ? opts[i].arg : "");
+		fprintf(f, "  %-22s %s\n", lhs, opts[i].help);
+	}
+	fprintf(f, "\nBad input exits 2 with one line on stderr; a failed run exits 1.\n");
+}
+
+static void knob_range(const struct knob_def *d, char *buf, size_t len)
+{
+	snprintf(buf, len, d->integer ? "%.15g..%.15g" : "[%.15g, %.15g]", d->min, d->max);
+}
+
+/* name, default, range (a..b for integers, [a, b] for reals), help; aligned. */
+static void list_knobs(FILE *f, const struct knob_def *defs, size_t n)
+{
+	int wn = 0, wd = 0, wr = 0;
+	char def[32], range[64];
+
+	for (size_t i = 0; i < n; i++) {
+		int a = (int)strlen(defs[i].name);
+		int b = snprintf(def, sizeof def, "%.15g", defs[i].def);
+		knob_range(&defs[i], range, sizeof range);
+		wn = a > wn ? a : wn;
+		wd = b > wd ? b : wd;
+		wr = (int)strlen(range) > wr ? (int)strlen(range) : wr;
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(def, sizeof def, "%.15g", defs[i].def);
+		knob_range(&defs[i], range, sizeof range);
+		fprintf(f, "    %-*s  %-*s  %-*s  %s\n", wn, defs[i].name, wd, def, wr, range,
+			defs[i].help ? defs[i].help : "");
+	}
+	if (n == 0)
+		fprintf(f, "    (none)\n");
+}
+
+void cli_list(FILE *f)
+{
+	fprintf(f, "policies (knobs: --set NAME=VALUE; columns: name, default, range, meaning):\n");
+	for (size_t i = 0; i < policy_count(); i++) {
+		const struct policy *p = policy_table[i];
+		fprintf(f, "  %s - %s\n", p->name, p->summary ? p->summary : "");
+		list_knobs(f, p->knobs, p->nknobs);
+	}
+	fprintf(f, "\nworkloads (parameters: --param NAME=VALUE; same columns):\n");
+	for (size_t i = 0; i < workload_count(); i++) {
+		const struct workload *wl = workload_table[i];
+		fprintf(f, "  %s - %s (sched delay sampled 1 in %" PRIu32 " by default)\n",
+			wl->name, wl->summary ? wl->summary : "", wl->sample_period);
+		list_knobs(f, wl->params, wl->nparams);
+	}
+}

@@ -1,0 +1,79 @@
+/*
+ * cli.h - the command line: parse, resolve and validate everything before
+ * any work starts.
+ *
+ * cli_parse() turns argv into a `struct cli` in which every name is looked
+ * up, every number is range-checked, every --set and --param is resolved
+ * against the chosen policy's knob table and the workload's parameter table,
+ * and the policy's and workload's check hooks have accepted the result. A
+ * caller that gets 0 back can run without meeting bad input later; on error
+ * it gets one line (no newline) in err and should exit 2.
+ *
+ * Policies are kept as a list, resolved one by one, so that accepting
+ * several of them on one command line only touches the --policy parser.
+ */
+#ifndef HARNESS_CLI_H
+#define HARNESS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct policy;
+struct workload;
+
+#define CLI_MAX_POLICIES 32
+#define CLI_MAX_ASSIGN 64	/* --set / --param occurrences */
+#define CLI_MAX_WORKERS 1024
+#define CLI_NAME_MAX 64
+
+/* One `name=value` from --set or --param, as typed. */
+struct cli_assign {
+	char name[CLI_NAME_MAX];
+	const char *value;	/* points into argv */
+};
+
+/* A policy and its resolved knobs (table defaults, then --set). */
+struct cli_policy {
+	const struct policy *policy;
+	double *knobs;		/* [policy->nknobs] */
+};
+
+struct cli {
+	bool help, list;
+
+	struct cli_policy policies[CLI_MAX_POLICIES];
+	size_t npolicies;
+	const struct workload *wl;
+	double *params;		/* [wl->nparams], resolved */
+
+	uint32_t workers;
+	uint32_t trials, warmup;
+	uint64_t seed;
+	uint32_t sample_period;	/* resolved: --sample or the workload's default */
+	int hist_digits;
+	const char *json_path;	/* NULL: the default name under the results dir */
+	bool no_json, no_baseline;
+
+	struct cli_assign sets[CLI_MAX_ASSIGN];
+	size_t nsets;
+	struct cli_assign param_args[CLI_MAX_ASSIGN];
+	size_t nparam_args;
+	uint32_t seen;		/* bit per single-use option, to catch duplicates */
+	bool sample_given;
+};
+
+/*
+ * Parse and validate argv. Returns 0, or -EINVAL (bad input) / -ENOMEM with
+ * one line in err. With --help or --list set, nothing beyond the options
+ * themselves is required or resolved.
+ */
+int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t len);
+void cli_free(struct cli *c);
+
+void cli_usage(FILE *f);
+/* Every policy with its knobs and every workload with its parameters. */
+void cli_list(FILE *f);
+
+#endif

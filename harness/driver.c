@@ -1,0 +1,397 @@
+/*
+ * driver.c - the measurement driver (driver.h).
+ *
+ * Every figure of a configuration comes from one process run: the
+ * sequential baseline trials and the parallel trials are interleaved in an
+ * order shuffled by the seed, so that slow drift of a noisy machine (other
+ * tenants, frequency scaling, a neighbouring VM) spreads over both kinds
+ * instead of biasing whichever ran last. Warm-up trials of both kinds come
+ * first, shuffled the same way, and are discarded.
+ */
+#include "driver.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/engine.h"
+#include "core/rng.h"
+#include "core/runtime.h"
+#include "policies/policy.h"
+
+enum run_kind { RUN_BASELINE, RUN_PARALLEL };
+
+/* The stream of the shuffle generator; distinct from the workers' streams. */
+#define ORDER_STREAM 0x6f72646572ull
+
+static int fail(int rc, char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(int rc, char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double median_of(double *v, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int run_baseline(const struct run_config *cfg, uint64_t seed, struct baseline_trial *out,
+			char *err, size_t len)
+{
+	const struct workload *wl = cfg->wl;
+	char why[256] = "";
+	uint64_t t0, t1;
+	void *inst;
+	int rc = 0;
+
+	inst = wl->create(cfg->params, cfg->workers, seed);
+	if (!inst)
+		return fail(-ENOMEM, err, len, "workload %s: create failed", wl->name);
+	t0 = mono_ns();
+	wl->run_sequential(inst);
+	t1 = mono_ns();
+	out->ns = t1 - t0;
+	out->tasks = wl->tasks(inst);
+	if (wl->verify(inst, why, sizeof why) != 0)
+		rc = fail(-EIO, err, len, "%s sequential baseline computed a wrong answer: %s",
+			  wl->name, why[0] ? why : "(no reason given)");
+	else if (out->tasks == 0)
+		rc = fail(-EIO, err, len, "%s sequential baseline reported 0 tasks", wl->name);
+	else
+		out->ns_per_task = (double)out->ns / (double)out->tasks;
+	wl->destroy(inst);
+	return rc;
+}
+
+struct start_ctx {
+	const struct workload *wl;
+	void *inst;
+};
+
+/* Runs on the harness thread inside engine->run: the makespan starts here. */
+static void start_cb(struct runtime *rt, void *arg)
+{
+	struct start_ctx *ctx = arg;
+
+	rt->start_ns = rt_now(rt, NULL);
+	ctx->wl->start(ctx->inst, rt);
+}
+
+static void copy_metrics(const struct workload *wl, void *inst, struct trial *out)
+{
+	struct wl_metric m[WL_MAX_METRICS];
+	size_t n = 0;
+
+	if (wl->metrics)
+		n = wl->metrics(inst, m, WL_MAX_METRICS);
+	if (n > WL_MAX_METRICS)
+		n = WL_MAX_METRICS;
+	/* Copied: the names may belong to the instance, which is destroyed. */
+	for (size_t i = 0; i < n; i++) {
+		snprintf(out->metrics[i].name, sizeof out->metrics[i].name, "%s", m[i].name);
+		out->metrics[i].value = m[i].value;
+	}
+	out->nmetrics = n;
+}
+
+/* After engine->run returned: check the answer, then take the figures. */
+static int collect(const struct run_config *cfg, struct runtime *rt, void *inst,
+		   struct trial *out, struct hist *acc, char *err, size_t len)
+{
+	const struct workload *wl = cfg->wl;
+	char why[256] = "";
+	uint64_t busy = 0;
+	double span;
+
+	if (wl->verify(inst, why, sizeof why) != 0)
+		return fail(-EIO, err, len, "%s under %s computed a wrong answer: %s", wl->name,
+			    cfg->policy->name, why[0] ? why : "(no reason given)");
+	if (rt->end_ns <= rt->start_ns)
+		return fail(-EIO, err, len, "%s under %s: end time %" PRIu64 " not after start %"
+			    PRIu64, wl->name, cfg->policy->name, rt->end_ns, rt->start_ns);
+	out->tasks = wl->tasks(inst);
+	if (out->tasks == 0)
+		return fail(-EIO, err, len, "%s under %s reported 0 tasks", wl->name,
+			    cfg->policy->name);
+	out->makespan_ns = rt->end_ns - rt->start_ns;
+	span = (double)out->makespan_ns;
+	out->tasks_per_s = (double)out->tasks * 1e9 / span;
+	out->ns_per_task = span / (double)out->tasks;
+	out->overhead_ns_per_task = NAN;
+	for (uint32_t i = 0; i < cfg->workers; i++) {
+		out->ws[i] = rt->workers[i].st;
+		out->util[i] = (double)out->ws[i].busy_ns / span;
+		busy += out->ws[i].busy_ns;
+		if (acc && hist_merge(acc, &rt->workers[i].sched_delay) != 0)
+			return fail(-EINVAL, err, len, "worker %" PRIu32 ": sched_delay histogram "
+				    "does not match the configuration", i);
+	}
+	out->util_total = (double)busy / ((double)cfg->workers * span);
+	copy_metrics(wl, inst, out);
+	return 0;
+}
+
+static int run_parallel(const struct run_config *cfg, uint64_t seed, struct trial *out,
+			struct hist *acc, char *err, size_t len)
+{
+	const struct workload *wl = cfg->wl;
+	struct rt_config rcfg = {
+		.workers = cfg->workers,
+		.seed = seed,
+		.sample_period = cfg->sample_period,
+		.hist_digits = cfg->hist_digits,
+	};
+	struct runtime *rt = NULL;
+	struct start_ctx ctx = { wl, NULL };
+	struct engine *e;
+	char why[256] = "";
+	int rc;
+
+	e = engine_threads_create(cfg->workers);
+	if (!e)
+		return fail(-ENOMEM, err, len, "cannot create the threads engine for %" PRIu32
+			    " workers", cfg->workers);
+	rc = rt_create(&rt, &rcfg, cfg->policy, cfg->knobs, e, why, sizeof why);
+	if (rc) {
+		rt = NULL;
+		fail(rc, err, len, "policy %s: cannot create the runtime: %s", cfg->policy->name,
+		     why[0] ? why : strerror(-rc));
+		goto out;
+	}
+	ctx.inst = wl->create(cfg->params, cfg->workers, seed);
+	if (!ctx.inst) {
+		rc = fail(-ENOMEM, err, len, "workload %s: create failed", wl->name);
+		goto out;
+	}
+	rt->user = ctx.inst;
+	rc = e->ops->run(e, rt, start_cb, &ctx);
+	if (rc) {
+		fail(rc, err, len, "engine %s: run failed: %s", e->ops->name, strerror(-rc));
+		goto out;
+	}
+	rc = collect(cfg, rt, ctx.inst, out, acc, err, len);
+out:
+	if (ctx.inst)
+		wl->destroy(ctx.inst);
+	if (rt)
+		rt_destroy(rt);
+	e->ops->destroy(e);
+	return rc;
+}
+
+static void fmt_ms(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+}
+
+static void progress_baseline(const char *phase, uint32_t i, uint32_t n,
+			      const struct baseline_trial *b)
+{
+	char ms[32];
+
+	fmt_ms(ms, sizeof ms, b->ns);
+	fprintf(stderr, "%s %" PRIu32 "/%" PRIu32 " baseline: %s, %.1f ns/task\n", phase, i + 1,
+		n, ms, b->ns_per_task);
+}
+
+static void progress_parallel(const char *phase, uint32_t i, uint32_t n,
+			      const struct run_config *cfg, const struct trial *t)
+{
+	char ms[32];
+
+	fmt_ms(ms, sizeof ms, t->makespan_ns);
+	fprintf(stderr, "%s %" PRIu32 "/%" PRIu32 " %s: %s, %.1f ns/task, util %.1f%%\n", phase,
+		i + 1, n, cfg->policy->name, ms, t->ns_per_task, 100 * t->util_total);
+}
+
+/* Fisher-Yates over the kinds; indices within a kind keep their order. */
+static void shuffle(unsigned char *order, size_t n, struct rng *r)
+{
+	for (size_t i = n; i > 1; i--) {
+		size_t j = rng_below(r, (uint32_t)i);
+		unsigned char t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
+struct phase {
+	const char *name;	/* "warmup" or "trial" */
+	uint32_t n;
+	uint64_t seed0;		/* trial i of this phase runs with seed0 + i */
+	bool measured;
+};
+
+/* Scratch space for warm-up trials, whose figures are discarded. */
+struct scratch {
+	struct baseline_trial b;
+	struct trial t;
+};
+
+static int run_phase(const struct run_config *cfg, struct run_result *res, struct scratch *s,
+		     const struct phase *ph, struct rng *r, char *err, size_t len)
+{
+	size_t nruns = (size_t)ph->n * (cfg->baseline ? 2 : 1);
+	unsigned char *order = malloc(nruns ? nruns : 1);
+	uint32_t bi = 0, pi = 0;
+	int rc = 0;
+
+	if (!order)
+		return fail(-ENOMEM, err, len, "out of memory");
+	for (size_t i = 0; i < nruns; i++)
+		order[i] = i < ph->n ? RUN_PARALLEL : RUN_BASELINE;
+	shuffle(order, nruns, r);
+	for (size_t i = 0; i < nruns && rc == 0; i++) {
+		if (order[i] == RUN_BASELINE) {
+			struct baseline_trial *b = ph->measured ? &res->baseline[bi] : &s->b;
+			rc = run_baseline(cfg, ph->seed0 + bi, b, err, len);
+			if (rc == 0)
+				progress_baseline(ph->name, bi, ph->n, b);
+			bi++;
+		} else {
+			struct trial *t = ph->measured ? &res->trials[pi] : &s->t;
+			rc = run_parallel(cfg, ph->seed0 + pi, t,
+					  ph->measured ? &res->sched_delay : NULL, err, len);
+			if (rc == 0)
+				progress_parallel(ph->name, pi, ph->n, cfg, t);
+			pi++;
+		}
+	}
+	free(order);
+	return rc;
+}
+
+static int alloc_trial(struct trial *t, uint32_t workers)
+{
+	t->util = calloc(workers, sizeof *t->util);
+	t->ws = calloc(workers, sizeof *t->ws);
+	return t->util && t->ws ? 0 : -ENOMEM;
+}
+
+static void free_trial(struct trial *t)
+{
+	free(t->util);
+	free(t->ws);
+	t->util = NULL;
+	t->ws = NULL;
+}
+
+static int alloc_result(const struct run_config *cfg, struct run_result *res)
+{
+	int rc;
+
+	memset(res, 0, sizeof *res);
+	res->ntrials = cfg->trials;
+	res->nworkers = cfg->workers;
+	res->baseline_median_ns_per_task = NAN;
+	rc = hist_init(&res->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS);
+	if (rc)
+		return rc;
+	res->trials = calloc(cfg->trials, sizeof *res->trials);
+	res->per_worker = calloc(cfg->workers, sizeof *res->per_worker);
+	if (cfg->baseline)
+		res->baseline = calloc(cfg->trials, sizeof *res->baseline);
+	if (!res->trials || !res->per_worker || (cfg->baseline && !res->baseline))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cfg->trials; i++)
+		if (alloc_trial(&res->trials[i], cfg->workers))
+			return -ENOMEM;
+	return 0;
+}
+
+void run_result_free(struct run_result *res)
+{
+	if (res->trials)
+		for (uint32_t i = 0; i < res->ntrials; i++)
+			free_trial(&res->trials[i]);
+	free(res->trials);
+	free(res->baseline);
+	free(res->per_worker);
+	if (res->sched_delay.counts)
+		hist_destroy(&res->sched_delay);
+	memset(res, 0, sizeof *res);
+}
+
+static int finish(const struct run_config *cfg, struct run_result *res)
+{
+	double *tmp = calloc(cfg->trials, sizeof *tmp);
+
+	if (!tmp)
+		return -ENOMEM;
+	if (res->baseline) {
+		for (uint32_t i = 0; i < cfg->trials; i++)
+			tmp[i] = res->baseline[i].ns_per_task;
+		res->baseline_median_ns_per_task = median_of(tmp, cfg->trials);
+		for (uint32_t i = 0; i < cfg->trials; i++)
+			res->trials[i].overhead_ns_per_task =
+				res->trials[i].ns_per_task - res->baseline_median_ns_per_task;
+	}
+#define X(field, key)                                                        \
+	for (uint32_t i = 0; i < cfg->trials; i++)                           \
+		tmp[i] = (double)res->trials[i].field;                       \
+	res->median.field = median_of(tmp, cfg->trials);
+	RUN_MEDIANS(X)
+#undef X
+	free(tmp);
+	for (uint32_t t = 0; t < cfg->trials; t++)
+		for (uint32_t w = 0; w < cfg->workers; w++)
+			worker_stats_add(&res->per_worker[w], &res->trials[t].ws[w]);
+	for (uint32_t w = 0; w < cfg->workers; w++)
+		worker_stats_add(&res->total, &res->per_worker[w]);
+	return 0;
+}
+
+int driver_run(const struct run_config *cfg, struct run_result *res, char *err, size_t len)
+{
+	struct phase warm = { "warmup", cfg->warmup, cfg->seed + cfg->trials, false };
+	struct phase meas = { "trial", cfg->trials, cfg->seed, true };
+	struct scratch s = { 0 };
+	struct rng r;
+	int rc;
+
+	rng_seed(&r, cfg->seed, ORDER_STREAM);
+	rc = alloc_result(cfg, res);
+	if (rc == 0)
+		rc = alloc_trial(&s.t, cfg->workers);
+	if (rc) {
+		fail(rc, err, len, "out of memory");
+		goto out;
+	}
+	rc = run_phase(cfg, res, &s, &warm, &r, err, len);
+	if (rc == 0)
+		rc = run_phase(cfg, res, &s, &meas, &r, err, len);
+	if (rc == 0 && finish(cfg, res) != 0)
+		rc = fail(-ENOMEM, err, len, "out of memory");
+out:
+	free_trial(&s.t);
+	if (rc)
+		run_result_free(res);
+	return rc;
+}

@@ -1,0 +1,95 @@
+/*
+ * driver.h - one measured configuration: a (policy, workload) pair with its
+ * resolved knobs and parameters, run as a sequential baseline and as
+ * parallel trials on the threads engine, in one seed-shuffled order.
+ */
+#ifndef HARNESS_DRIVER_H
+#define HARNESS_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/hist.h"
+#include "core/stats.h"
+#include "workloads/workload.h"
+
+struct policy;
+
+struct run_config {
+	const struct policy *policy;
+	const struct workload *wl;
+	const double *knobs;		/* [policy->nknobs], resolved */
+	const double *params;		/* [wl->nparams], resolved */
+	uint32_t workers;
+	uint32_t trials, warmup;
+	uint64_t seed;			/* trial i runs with seed + i */
+	uint32_t sample_period;
+	int hist_digits;
+	bool baseline;
+};
+
+struct baseline_trial {
+	uint64_t ns, tasks;
+	double ns_per_task;
+};
+
+struct trial_metric {
+	char name[48];
+	double value;
+};
+
+struct trial {
+	uint64_t makespan_ns, tasks;
+	double tasks_per_s, ns_per_task;
+	double overhead_ns_per_task;	/* NAN without a baseline */
+	double util_total;
+	double *util;			/* [workers] busy_ns / makespan */
+	struct worker_stats *ws;	/* [workers] */
+	struct trial_metric metrics[WL_MAX_METRICS];
+	size_t nmetrics;
+};
+
+/*
+ * Medians over the measured trials, each field taken independently (so the
+ * median tasks_per_s need not be the reciprocal of the median ns_per_task
+ * when the trial count is even). The list drives the struct, the driver and
+ * the writers (`key` is the name in the result file).
+ */
+#define RUN_MEDIANS(X)                                                       \
+	X(makespan_ns, "makespan_ns")                                        \
+	X(tasks_per_s, "tasks_per_s")                                        \
+	X(ns_per_task, "ns_per_task")                                        \
+	X(overhead_ns_per_task, "overhead_ns_per_task")                      \
+	X(util_total, "utilization_total")
+
+struct run_medians {
+#define X(field, key) double field;
+	RUN_MEDIANS(X)
+#undef X
+};
+
+struct run_result {
+	uint32_t ntrials, nworkers;
+	struct baseline_trial *baseline;	/* [trials], NULL without baseline */
+	double baseline_median_ns_per_task;	/* NAN without baseline */
+	struct trial *trials;			/* [trials] */
+	struct run_medians median;
+	struct worker_stats total;		/* all workers, all measured trials */
+	struct worker_stats *per_worker;	/* [workers], all measured trials */
+	struct hist sched_delay;		/* merged over workers and trials */
+};
+
+/*
+ * Run cfg's warm-up and measured trials. Returns 0 with res filled (free it
+ * with run_result_free), or -errno with one line in err: a workload that
+ * computed a wrong answer, a runtime or engine that could not be created,
+ * memory exhaustion. Progress goes to stderr.
+ */
+int driver_run(const struct run_config *cfg, struct run_result *res, char *err, size_t len);
+void run_result_free(struct run_result *res);
+
+/* The median of v[0..n) (mean of the middle two for even n); sorts v. */
+double median_of(double *v, size_t n);
+
+#endif

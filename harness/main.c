@@ -1,0 +1,149 @@
+/*
+ * main.c - harness entry point.
+ *
+ * Exit status: 0 success; 1 a run failed (wrong answer, runtime or engine
+ * failure, result file not written); 2 bad input, reported before any work
+ * starts and before any file is created. Data goes to stdout, progress and
+ * errors to stderr.
+ */
+#include <limits.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "driver.h"
+#include "policies/policy.h"
+#include "provenance.h"
+#include "report.h"
+#include "workloads/workload.h"
+
+#ifndef HARNESS_RESULTS_DIR
+#define HARNESS_RESULTS_DIR "results"
+#endif
+
+enum { EXIT_RUN_FAILED = 1, EXIT_BAD_INPUT = 2 };
+
+/* Errors are one line: a reason from a hook that contains a newline would
+ * break scripts that read the first line of stderr. */
+static void print_error(const char *msg)
+{
+	fputs("harness: ", stderr);
+	for (const char *p = msg; *p; p++)
+		fputc(*p == '\n' || *p == '\r' ? ' ' : *p, stderr);
+	fputc('\n', stderr);
+}
+
+static int prepare_output(const struct cli *c, const struct run_config *cfg,
+			  const struct provenance *pv, struct result_file *rf, char *err,
+			  size_t len)
+{
+	char path[PATH_MAX], stamp[32];
+	int rc;
+
+	if (c->json_path)
+		return result_file_open(rf, c->json_path, err, len);
+	provenance_stamp(pv, stamp, sizeof stamp);
+	rc = result_default_path(path, sizeof path, HARNESS_RESULTS_DIR, cfg->wl->name,
+				 cfg->policy->name, cfg->workers, stamp, err, len);
+	if (rc)
+		return rc;
+	return result_file_open(rf, path, err, len);
+}
+
+static int finish_output(const struct run_config *cfg, const struct run_result *res,
+			 const struct provenance *pv, struct result_file *rf, char *err,
+			 size_t len)
+{
+	json_t *doc = report_json(cfg, res, pv);
+	int rc;
+
+	if (!doc) {
+		result_file_abort(rf);
+		snprintf(err, len, "out of memory building the result document");
+		return -1;
+	}
+	rc = result_file_commit(rf, doc, err, len);
+	json_decref(doc);
+	if (rc == 0)
+		printf("\nresult: %s\n", rf->path);
+	return rc;
+}
+
+/* One (policy, workload) configuration, from output file to summary. */
+static int run_policy(const struct cli *c, const struct cli_policy *cp,
+		      const struct provenance *pv)
+{
+	const struct run_config cfg = {
+		.policy = cp->policy,
+		.wl = c->wl,
+		.knobs = cp->knobs,
+		.params = c->params,
+		.workers = c->workers,
+		.trials = c->trials,
+		.warmup = c->warmup,
+		.seed = c->seed,
+		.sample_period = c->sample_period,
+		.hist_digits = c->hist_digits,
+		.baseline = !c->no_baseline,
+	};
+	struct result_file rf = { .fd = -1 };
+	struct run_result res;
+	char err[1024];
+	int status = 0;
+
+	if (!c->no_json && prepare_output(c, &cfg, pv, &rf, err, sizeof err)) {
+		print_error(err);
+		return EXIT_RUN_FAILED;
+	}
+	report_header(stdout, &cfg, pv);
+	fflush(stdout);
+	if (driver_run(&cfg, &res, err, sizeof err)) {
+		if (!c->no_json)
+			result_file_abort(&rf);
+		print_error(err);
+		return EXIT_RUN_FAILED;
+	}
+	report_summary(stdout, &cfg, &res);
+	if (c->no_json) {
+		printf("\nresult: none (--no-json)\n");
+	} else if (finish_output(&cfg, &res, pv, &rf, err, sizeof err)) {
+		print_error(err);
+		status = EXIT_RUN_FAILED;
+	}
+	run_result_free(&res);
+	fflush(stdout);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct provenance pv;
+	struct cli c;
+	char err[1024];
+	int status = 0;
+
+	if (cli_parse(&c, argc, argv, err, sizeof err)) {
+		print_error(err);
+		cli_free(&c);
+		return EXIT_BAD_INPUT;
+	}
+	if (c.help || c.list) {
+		if (c.help)
+			cli_usage(stdout);
+		else
+			cli_list(stdout);
+		cli_free(&c);
+		return 0;
+	}
+	if (provenance_collect(&pv, argc, argv)) {
+		print_error("out of memory");
+		cli_free(&c);
+		return EXIT_RUN_FAILED;
+	}
+	for (size_t i = 0; i < c.npolicies && status == 0; i++)
+		status = run_policy(&c, &c.policies[i], &pv);
+	provenance_free(&pv);
+	cli_free(&c);
+	return status;
+}

@@ -1,0 +1,197 @@
+/* provenance.c - build, machine and run identification (provenance.h). */
+#include "provenance.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "build_info.h"
+
+static void copy(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src && src[0] ? src : "unknown");
+}
+
+/* CMake joins flag variables with spaces, often leaving some at the ends. */
+static void copy_trimmed(char *dst, size_t len, const char *src)
+{
+	size_t n;
+
+	while (*src == ' ')
+		src++;
+	n = strlen(src);
+	while (n > 0 && src[n - 1] == ' ')
+		n--;
+	snprintf(dst, len, "%.*s", (int)n, src);
+}
+
+#ifdef HARNESS_JEMALLOC
+/* jemalloc's control interface, declared here rather than through
+ * <jemalloc/jemalloc.h> so that the build does not depend on where (or
+ * with which prefix) the distribution installs that header. */
+int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+
+static void *volatile probe_sink;
+
+/*
+ * Linking jemalloc is not proof that malloc() is jemalloc's (a preload or a
+ * link order can route it elsewhere). thread.allocated counts the bytes this
+ * thread obtained from jemalloc, so a malloc that does not move it went to
+ * another allocator.
+ */
+static void allocator_name(char *buf, size_t len)
+{
+	const char *ver = NULL;
+	size_t vlen = sizeof ver;
+	uint64_t before = 0, after = 0;
+	size_t ulen = sizeof before;
+
+	if (mallctl("version", (void *)&ver, &vlen, NULL, 0) != 0 || !ver) {
+		snprintf(buf, len, "unknown (built for %s, mallctl failed)", BUILD_ALLOCATOR);
+		return;
+	}
+	if (mallctl("thread.allocated", &before, &ulen, NULL, 0) == 0) {
+		probe_sink = malloc(4096);
+		mallctl("thread.allocated", &after, &ulen, NULL, 0);
+		free(probe_sink);
+		probe_sink = NULL;
+		if (after == before) {
+			snprintf(buf, len, "not jemalloc (jemalloc %s linked, malloc bypasses it)",
+				 ver);
+			return;
+		}
+	}
+	snprintf(buf, len, "jemalloc %s", ver);
+}
+#else
+static void allocator_name(char *buf, size_t len)
+{
+	/* Sanitizer runtimes replace malloc; say so rather than claim glibc's. */
+	if (BUILD_SANITIZE[0])
+		snprintf(buf, len, "sanitizer allocator (%s)", BUILD_SANITIZE);
+	else
+		snprintf(buf, len, "glibc malloc");
+}
+#endif
+
+static void cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	copy(buf, len, NULL);
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		char *colon = strchr(line, ':');
+		if (strncmp(line, "model name", 10) != 0 || !colon)
+			continue;
+		colon++;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		colon[strcspn(colon, "\n")] = '\0';
+		copy(buf, len, colon);
+		break;
+	}
+	fclose(f);
+}
+
+static void kernel(char *buf, size_t len)
+{
+	struct utsname u;
+
+	if (uname(&u) != 0) {
+		copy(buf, len, NULL);
+		return;
+	}
+	snprintf(buf, len, "%s %s", u.sysname, u.release);
+}
+
+static void hostname(char *buf, size_t len)
+{
+	if (gethostname(buf, len) != 0)
+		copy(buf, len, NULL);
+	buf[len - 1] = '\0';
+}
+
+static int shell_safe(const char *s)
+{
+	if (!*s)
+		return 0;
+	return s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			   "0123456789_@%+=:,./-")] == '\0';
+}
+
+/* argv joined so that pasting it into a shell reruns the same command. */
+static char *join_argv(int argc, char **argv)
+{
+	size_t cap = 1;
+	char *out, *p;
+
+	for (int i = 0; i < argc; i++)
+		cap += 4 * strlen(argv[i]) + 3;
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	p = out;
+	for (int i = 0; i < argc; i++) {
+		const char *s = argv[i];
+		if (i)
+			*p++ = ' ';
+		if (shell_safe(s)) {
+			p = stpcpy(p, s);
+			continue;
+		}
+		*p++ = '\'';
+		for (; *s; s++) {
+			if (*s == '\'')
+				p = stpcpy(p, "'\\''");
+			else
+				*p++ = *s;
+		}
+		*p++ = '\'';
+	}
+	*p = '\0';
+	return out;
+}
+
+int provenance_collect(struct provenance *pv, int argc, char **argv)
+{
+	struct tm tm;
+
+	memset(pv, 0, sizeof *pv);
+	copy(pv->git_revision, sizeof pv->git_revision, BUILD_GIT_REV);
+	snprintf(pv->compiler, sizeof pv->compiler, "%s %s", BUILD_COMPILER_ID,
+		 BUILD_COMPILER_VERSION);
+	copy_trimmed(pv->cflags, sizeof pv->cflags, BUILD_CFLAGS);
+	copy(pv->build_type, sizeof pv->build_type, BUILD_TYPE);
+	copy_trimmed(pv->sanitize, sizeof pv->sanitize, BUILD_SANITIZE);
+	allocator_name(pv->allocator, sizeof pv->allocator);
+	cpu_model(pv->cpu_model, sizeof pv->cpu_model);
+	pv->cores_online = sysconf(_SC_NPROCESSORS_ONLN);
+	kernel(pv->kernel, sizeof pv->kernel);
+	hostname(pv->hostname, sizeof pv->hostname);
+	pv->start = time(NULL);
+	gmtime_r(&pv->start, &tm);
+	strftime(pv->timestamp_utc, sizeof pv->timestamp_utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	pv->command_line = join_argv(argc, argv);
+	return pv->command_line ? 0 : -ENOMEM;
+}
+
+void provenance_free(struct provenance *pv)
+{
+	free(pv->command_line);
+	pv->command_line = NULL;
+}
+
+void provenance_stamp(const struct provenance *pv, char *buf, size_t len)
+{
+	struct tm tm;
+
+	gmtime_r(&pv->start, &tm);
+	strftime(buf, len, "%Y%m%dT%H%M%SZ", &tm);
+}

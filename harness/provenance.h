@@ -1,0 +1,33 @@
+/*
+ * provenance.h - where a result came from: the build (build_info.h), the
+ * machine, the allocator actually in use, the time and the command line.
+ */
+#ifndef HARNESS_PROVENANCE_H
+#define HARNESS_PROVENANCE_H
+
+#include <time.h>
+
+struct provenance {
+	char git_revision[96];
+	char compiler[96];
+	char cflags[512];
+	char build_type[32];
+	char sanitize[64];
+	char allocator[128];
+	char cpu_model[256];
+	long cores_online;
+	char kernel[160];
+	char hostname[256];
+	time_t start;			/* when the run started */
+	char timestamp_utc[32];		/* start as 2024-01-31T12:00:00Z */
+	char *command_line;		/* argv, shell-quoted where needed */
+};
+
+/* Returns 0 or -ENOMEM. Fields that cannot be read say "unknown". */
+int provenance_collect(struct provenance *pv, int argc, char **argv);
+void provenance_free(struct provenance *pv);
+
+/* The start time as yyyymmddThhmmssZ, for default result file names. */
+void provenance_stamp(const struct provenance *pv, char *buf, size_t len);
+
+#endif

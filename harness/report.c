@@ -1,0 +1,645 @@
+/*
+ * report.c - the summary printer, the result document and the atomic
+ * result file (report.h).
+ *
+ * The counter list comes from WORKER_COUNTERS (core/stats.h) through one
+ * table, so the JSON writer and the printer cannot drift apart from the
+ * struct they read.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/check.h"
+#include "core/stats.h"
+#include "driver.h"
+#include "policies/policy.h"
+#include "provenance.h"
+#include "workloads/workload.h"
+
+/* ---- the counter table ------------------------------------------------ */
+
+struct counter_desc {
+	const char *name;
+	const char *help;
+	size_t off;
+};
+
+static const struct counter_desc counters[] = {
+#define X(name, help) { #name, help, offsetof(struct worker_stats, name) },
+	WORKER_COUNTERS(X)
+#undef X
+};
+
+#define NCOUNTERS (sizeof counters / sizeof counters[0])
+
+/* The ones worth a line in the summary; the result file has them all. */
+static const char *const summary_counters[] = {
+	"polls", "lifo_polls", "local_pops", "global_batches", "global_tasks",
+	"steal_attempts", "steals", "tasks_stolen", "overflows", "parks",
+	"unparks_notify", "unparks_timeout", "notifies",
+};
+
+static uint64_t counter_get(const struct worker_stats *s, const struct counter_desc *d)
+{
+	return *(const uint64_t *)((const char *)s + d->off);
+}
+
+static const struct counter_desc *counter_find(const char *name)
+{
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		if (strcmp(counters[i].name, name) == 0)
+			return &counters[i];
+	return NULL;
+}
+
+/* ---- the readable summary --------------------------------------------- */
+
+static void fmt_duration(char *buf, size_t len, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.2f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+}
+
+/* `name=value, ...` of the values in defs; only_changed skips defaults. */
+static void print_values(FILE *f, const struct knob_def *defs, size_t n, const double *v,
+			 bool only_changed)
+{
+	int printed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (only_changed && v[i] == defs[i].def)
+			continue;
+		fprintf(f, "%s%s=%.15g", printed++ ? ", " : "", defs[i].name, v[i]);
+	}
+	if (!printed)
+		fprintf(f, only_changed ? "all at defaults" : "none");
+}
+
+void report_header(FILE *f, const struct run_config *cfg, const struct provenance *pv)
+{
+	fprintf(f, "policy     %s (knobs: ", cfg->policy->name);
+	print_values(f, cfg->policy->knobs, cfg->policy->nknobs, cfg->knobs, true);
+	fprintf(f, ")\nworkload   %s (", cfg->wl->name);
+	print_values(f, cfg->wl->params, cfg->wl->nparams, cfg->params, false);
+	fprintf(f, ")\nworkers    %" PRIu32 "\nengine     threads\nallocator  %s\n",
+		cfg->workers, pv->allocator);
+	fprintf(f, "seed       %" PRIu64 " (%" PRIu32 " trials, %" PRIu32
+		   " warm-up, baseline %s)\n",
+		cfg->seed, cfg->trials, cfg->warmup, cfg->baseline ? "on" : "off");
+}
+
+static void print_num(FILE *f, int width, int prec, double v, bool sign)
+{
+	if (isfinite(v))
+		fprintf(f, sign ? " %+*.*f" : " %*.*f", width, prec, v);
+	else
+		fprintf(f, " %*s", width, "-");
+}
+
+static void print_trial_row(FILE *f, const char *label, double makespan_ns, double tps,
+			    double nspt, double over, double util, const double *wutil, uint32_t nw)
+{
+	fprintf(f, "%-7s", label);
+	print_num(f, 12, 3, makespan_ns / 1e6, false);
+	print_num(f, 13, 0, tps, false);
+	print_num(f, 9, 1, nspt, false);
+	print_num(f, 9, 1, over, true);
+	print_num(f, 6, 1, 100 * util, false);
+	for (uint32_t i = 0; wutil && i < nw; i++)
+		fprintf(f, " %.1f", 100 * wutil[i]);
+	fputc('\n', f);
+}
+
+static void print_trials(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	char label[16];
+
+	fprintf(f, "\n%-7s %12s %13s %9s %9s %6s  %s\n", "trial", "makespan_ms", "tasks/s",
+		"ns/task", "overhead", "util%", "per-worker util%");
+	for (uint32_t i = 0; i < res->ntrials; i++) {
+		const struct trial *t = &res->trials[i];
+		snprintf(label, sizeof label, "%" PRIu32, i + 1);
+		print_trial_row(f, label, (double)t->makespan_ns, t->tasks_per_s, t->ns_per_task,
+				t->overhead_ns_per_task, t->util_total, t->util, cfg->workers);
+	}
+	print_trial_row(f, "median", res->median.makespan_ns, res->median.tasks_per_s,
+			res->median.ns_per_task, res->median.overhead_ns_per_task,
+			res->median.util_total, NULL, 0);
+	if (res->baseline)
+		fprintf(f, "baseline median %.1f ns/task (sequential, %" PRIu32 " trials)\n",
+			res->baseline_median_ns_per_task, res->ntrials);
+	else
+		fprintf(f, "baseline skipped (--no-baseline): no overhead figures\n");
+}
+
+static void print_sched_delay(FILE *f, const struct run_config *cfg, const struct hist *h)
+{
+	static const struct { const char *label; double p; } pcts[] = {
+		{ "p50", 50 }, { "p99", 99 }, { "p99.9", 99.9 },
+	};
+	char d[32];
+
+	if (cfg->sample_period == 0) {
+		fprintf(f, "sched delay: not sampled (--sample 0)\n");
+		return;
+	}
+	fprintf(f, "sched delay (1 in %" PRIu32 " sampled, %" PRIu64 " samples):",
+		cfg->sample_period, h->total);
+	if (h->total == 0) {
+		fprintf(f, " no samples\n");
+		return;
+	}
+	for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
+		fmt_duration(d, sizeof d, (double)hist_percentile(h, pcts[i].p));
+		fprintf(f, " %s %s,", pcts[i].label, d);
+	}
+	fmt_duration(d, sizeof d, (double)h->max);
+	fprintf(f, " max %s\n", d);
+}
+
+/* Up to this many workers get a column each; beyond, min and max. */
+#define SUMMARY_WORKER_COLUMNS 8
+
+static void print_counter_row(FILE *f, const struct counter_desc *d, const struct run_result *res)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	fprintf(f, "%-16s %14" PRIu64, d->name, counter_get(&res->total, d));
+	for (uint32_t w = 0; w < res->nworkers; w++) {
+		uint64_t v = counter_get(&res->per_worker[w], d);
+		if (res->nworkers <= SUMMARY_WORKER_COLUMNS)
+			fprintf(f, " %12" PRIu64, v);
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	if (res->nworkers > SUMMARY_WORKER_COLUMNS)
+		fprintf(f, " %12" PRIu64 " %12" PRIu64, lo, hi);
+	fputc('\n', f);
+}
+
+static void print_counters(FILE *f, const struct run_result *res)
+{
+	char col[16];
+
+	fprintf(f, "\ncounters, summed over %" PRIu32 " measured trials:\n%-16s %14s", res->ntrials,
+		"", "total");
+	if (res->nworkers > SUMMARY_WORKER_COLUMNS) {
+		fprintf(f, " %12s %12s", "worker min", "worker max");
+	} else {
+		for (uint32_t w = 0; w < res->nworkers; w++) {
+			snprintf(col, sizeof col, "w%" PRIu32, w);
+			fprintf(f, " %12s", col);
+		}
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < sizeof summary_counters / sizeof summary_counters[0]; i++) {
+		const struct counter_desc *d = counter_find(summary_counters[i]);
+		CHECK_MSG(d, "summary counter %s is not in WORKER_COUNTERS", summary_counters[i]);
+		print_counter_row(f, d, res);
+	}
+}
+
+void report_summary(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	print_trials(f, cfg, res);
+	print_sched_delay(f, cfg, &res->sched_delay);
+	print_counters(f, res);
+}
+
+/* ---- the result document ---------------------------------------------- */
+
+/*
+ * jansson integers are signed 64-bit. Counters and durations never come
+ * near 2^63; saturate rather than wrap if one ever did.
+ */
+static json_t *jint(uint64_t v)
+{
+	return json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+/* NaN and infinities are not JSON; they mean "no value" (no baseline). */
+static json_t *jreal(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jknob(const struct knob_def *d, double v)
+{
+	return d->integer ? json_integer((json_int_t)v) : jreal(v);
+}
+
+/* A seed is any uint64; one above 2^63 - 1 is written as a decimal string. */
+static json_t *jseed(uint64_t seed)
+{
+	char buf[24];
+
+	if (seed <= INT64_MAX)
+		return json_integer((json_int_t)seed);
+	snprintf(buf, sizeof buf, "%" PRIu64, seed);
+	return json_string(buf);
+}
+
+/* json_object_set_new and json_array_append_new take (and on failure
+ * release) the value; a NULL value from a failed constructor fails too. */
+static int put(json_t *o, const char *key, json_t *v)
+{
+	return json_object_set_new(o, key, v) ? -ENOMEM : 0;
+}
+
+static int push(json_t *a, json_t *v)
+{
+	return json_array_append_new(a, v) ? -ENOMEM : 0;
+}
+
+static json_t *done(json_t *o, int rc)
+{
+	if (rc && o) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *values_json(const struct knob_def *defs, size_t n, const double *v)
+{
+	json_t *o = json_object();
+	int rc = o ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = put(o, defs[i].name, jknob(&defs[i], v[i]));
+	return done(o, rc);
+}
+
+static json_t *config_json(const struct run_config *cfg)
+{
+	json_t *o = json_object();
+	int rc = o ? 0 : -ENOMEM;
+
+	if (rc)
+		return NULL;
+	rc |= put(o, "policy", json_string(cfg->policy->name));
+	rc |= put(o, "workload", json_string(cfg->wl->name));
+	rc |= put(o, "engine", json_string("threads"));
+	rc |= put(o, "workers", jint(cfg->workers));
+	rc |= put(o, "seed", jseed(cfg->seed));
+	rc |= put(o, "trials", jint(cfg->trials));
+	rc |= put(o, "warmup", jint(cfg->warmup));
+	rc |= put(o, "knobs", values_json(cfg->policy->knobs, cfg->policy->nknobs, cfg->knobs));
+	rc |= put(o, "params", values_json(cfg->wl->params, cfg->wl->nparams, cfg->params));
+	rc |= put(o, "sample_period", jint(cfg->sample_period));
+	rc |= put(o, "hist_digits", jint((uint64_t)cfg->hist_digits));
+	return done(o, rc);
+}
+
+static json_t *baseline_json(const struct run_config *cfg, const struct run_result *res)
+{
+	json_t *o, *a;
+	int rc = 0;
+
+	if (!res->baseline)
+		return json_null();
+	o = json_object();
+	a = json_array();
+	if (!o || !a) {
+		json_decref(a);
+		return done(o, -ENOMEM);
+	}
+	for (uint32_t i = 0; i < res->ntrials && rc == 0; i++) {
+		const struct baseline_trial *b = &res->baseline[i];
+		rc = push(a, json_pack("{s:o, s:I, s:I, s:f}", "seed", jseed(cfg->seed + i), "ns",
+				       (json_int_t)b->ns, "tasks", (json_int_t)b->tasks,
+				       "ns_per_task", b->ns_per_task));
+	}
+	rc |= put(o, "trials", a);
+	rc |= put(o, "median_ns_per_task", jreal(res->baseline_median_ns_per_task));
+	return done(o, rc);
+}
+
+static json_t *counters_json(const struct worker_stats *s)
+{
+	json_t *o = json_object();
+	int rc = o ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < NCOUNTERS && rc == 0; i++)
+		rc = put(o, counters[i].name, jint(counter_get(s, &counters[i])));
+	return done(o, rc);
+}
+
+static json_t *trial_json(const struct run_config *cfg, const struct trial *t, uint64_t seed)
+{
+	json_t *o = json_object(), *util = json_array(), *ws = json_array(), *m = json_object();
+	int rc = o && util && ws && m ? 0 : -ENOMEM;
+
+	for (uint32_t w = 0; w < cfg->workers && rc == 0; w++) {
+		rc |= push(util, jreal(t->util[w]));
+		rc |= push(ws, counters_json(&t->ws[w]));
+	}
+	for (size_t i = 0; i < t->nmetrics && rc == 0; i++)
+		rc = put(m, t->metrics[i].name, jreal(t->metrics[i].value));
+	if (rc) {
+		json_decref(util);
+		json_decref(ws);
+		json_decref(m);
+		return done(o, rc);
+	}
+	rc |= put(o, "seed", jseed(seed));
+	rc |= put(o, "makespan_ns", jint(t->makespan_ns));
+	rc |= put(o, "tasks", jint(t->tasks));
+	rc |= put(o, "tasks_per_s", jreal(t->tasks_per_s));
+	rc |= put(o, "ns_per_task", jreal(t->ns_per_task));
+	rc |= put(o, "overhead_ns_per_task", jreal(t->overhead_ns_per_task));
+	rc |= put(o, "utilization", util);
+	rc |= put(o, "utilization_total", jreal(t->util_total));
+	rc |= put(o, "workers", ws);
+	rc |= put(o, "verified", json_true());
+	rc |= put(o, "metrics", m);
+	return done(o, rc);
+}
+
+static json_t *trials_json(const struct run_config *cfg, const struct run_result *res)
+{
+	json_t *a = json_array();
+	int rc = a ? 0 : -ENOMEM;
+
+	for (uint32_t i = 0; i < res->ntrials && rc == 0; i++)
+		rc = push(a, trial_json(cfg, &res->trials[i], cfg->seed + i));
+	return done(a, rc);
+}
+
+static json_t *median_json(const struct run_result *res)
+{
+	json_t *o = json_object();
+	int rc = o ? 0 : -ENOMEM;
+
+	if (rc)
+		return NULL;
+#define X(field, key) rc |= put(o, key, jreal(res->median.field));
+	RUN_MEDIANS(X)
+#undef X
+	return done(o, rc);
+}
+
+static json_t *per_worker_json(const struct run_result *res)
+{
+	json_t *a = json_array();
+	int rc = a ? 0 : -ENOMEM;
+
+	for (uint32_t w = 0; w < res->nworkers && rc == 0; w++)
+		rc = push(a, counters_json(&res->per_worker[w]));
+	return done(a, rc);
+}
+
+static json_t *hist_json(const struct hist *h, uint32_t sample_period)
+{
+	bool any = h->total > 0;
+
+	return json_pack("{s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:i}",
+			 "sampled_1_in", (json_int_t)sample_period,
+			 "count", (json_int_t)h->total,
+			 "min", (json_int_t)(any ? h->min : 0),
+			 "mean", any ? hist_mean(h) : 0.0,
+			 "p50", (json_int_t)hist_percentile(h, 50),
+			 "p90", (json_int_t)hist_percentile(h, 90),
+			 "p99", (json_int_t)hist_percentile(h, 99),
+			 "p99_9", (json_int_t)hist_percentile(h, 99.9),
+			 "p99_99", (json_int_t)hist_percentile(h, 99.99),
+			 "max", (json_int_t)(any ? h->max : 0),
+			 "sig_digits", h->sig_digits);
+}
+
+static json_t *provenance_json(const struct provenance *pv)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s}",
+			 "git_revision", pv->git_revision,
+			 "compiler", pv->compiler,
+			 "cflags", pv->cflags,
+			 "build_type", pv->build_type,
+			 "sanitize", pv->sanitize,
+			 "allocator", pv->allocator,
+			 "cpu_model", pv->cpu_model,
+			 "cores_online", (json_int_t)pv->cores_online,
+			 "kernel", pv->kernel,
+			 "hostname", pv->hostname,
+			 "timestamp_utc", pv->timestamp_utc,
+			 "command_line", pv->command_line ? pv->command_line : "");
+}
+
+json_t *report_json(const struct run_config *cfg, const struct run_result *res,
+		    const struct provenance *pv)
+{
+	json_t *doc = json_object(), *hists = json_object();
+	int rc = doc && hists ? 0 : -ENOMEM;
+
+	if (rc) {
+		json_decref(hists);
+		return done(doc, rc);
+	}
+	rc |= put(hists, "sched_delay_ns", hist_json(&res->sched_delay, cfg->sample_period));
+	rc |= put(doc, "schema", json_string(RESULT_SCHEMA));
+	rc |= put(doc, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
+	rc |= put(doc, "config", config_json(cfg));
+	rc |= put(doc, "baseline", baseline_json(cfg, res));
+	rc |= put(doc, "trials", trials_json(cfg, res));
+	rc |= put(doc, "median", median_json(res));
+	rc |= put(doc, "counters_total", counters_json(&res->total));
+	rc |= put(doc, "per_worker_counters", per_worker_json(res));
+	rc |= put(doc, "histograms", hists);
+	rc |= put(doc, "provenance", provenance_json(pv));
+	return done(doc, rc);
+}
+
+/* ---- the result file -------------------------------------------------- */
+
+/*
+ * The signal handler may only touch these: a path in static storage and a
+ * flag. unlink() and _exit() are async-signal-safe; nothing else is called.
+ */
+static char cleanup_path[PATH_MAX];
+static volatile sig_atomic_t cleanup_armed;
+
+static void on_signal(int sig)
+{
+	if (cleanup_armed)
+		unlink(cleanup_path);
+	_exit(128 + sig);
+}
+
+/*
+ * A shell without job control starts background commands with SIGINT
+ * ignored; a program that catches it anyway could not be left running in
+ * the background of a script. Keep an ignored signal ignored.
+ */
+static void install_handlers(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static void arm(const char *tmp)
+{
+	snprintf(cleanup_path, sizeof cleanup_path, "%s", tmp);
+	/* The path must be complete before the handler can see the flag. */
+	atomic_signal_fence(memory_order_seq_cst);
+	cleanup_armed = 1;
+}
+
+static void disarm(void)
+{
+	cleanup_armed = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+int result_file_open(struct result_file *rf, const char *path, char *err, size_t len)
+{
+	struct stat st;
+	int n;
+
+	rf->fd = -1;
+	if (snprintf(rf->path, sizeof rf->path, "%s", path) >= (int)sizeof rf->path) {
+		snprintf(err, len, "result path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, len, "cannot write the result to %s: it is a directory", path);
+		return -EISDIR;
+	}
+	n = snprintf(rf->tmp, sizeof rf->tmp, "%s.%ld.tmp", path, (long)getpid());
+	if (n >= (int)sizeof rf->tmp) {
+		snprintf(err, len, "result path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	install_handlers();
+	arm(rf->tmp);
+	rf->fd = open(rf->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (rf->fd < 0) {
+		int e = errno;
+		disarm();
+		snprintf(err, len, "cannot create %s: %s", rf->tmp, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+static int write_doc(int fd, json_t *doc)
+{
+	FILE *f = fdopen(fd, "w");
+	int rc = 0;
+
+	if (!f) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	/* 15 significant digits: every value typed on a command line reads back
+	 * exactly, and measurements lose nothing meaningful (jansson's default
+	 * of 17 prints 0.1 as 0.10000000000000001). */
+	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) != 0 ||
+	    fputc('\n', f) == EOF || fflush(f) != 0)
+		rc = errno ? -errno : -EIO;
+	else if (fsync(fileno(f)) != 0)
+		rc = -errno;
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}
+
+int result_file_commit(struct result_file *rf, json_t *doc, char *err, size_t len)
+{
+	int rc;
+
+	errno = 0;
+	rc = write_doc(rf->fd, doc);
+	rf->fd = -1;
+	if (rc == 0 && rename(rf->tmp, rf->path) != 0)
+		rc = -errno;
+	if (rc) {
+		snprintf(err, len, "cannot write %s: %s", rf->path, strerror(-rc));
+		unlink(rf->tmp);
+	}
+	disarm();
+	return rc;
+}
+
+void result_file_abort(struct result_file *rf)
+{
+	if (rf->fd >= 0)
+		close(rf->fd);
+	rf->fd = -1;
+	unlink(rf->tmp);
+	disarm();
+}
+
+/* mkdir -p: every missing component, with the umask's permissions. */
+static int make_dirs(const char *dir)
+{
+	char buf[PATH_MAX];
+
+	if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return -errno;
+		*p = c;
+		if (c == '\0')
+			return 0;
+	}
+}
+
+int result_default_path(char *buf, size_t buflen, const char *dir, const char *workload,
+			const char *policy, uint32_t workers, const char *stamp, char *err,
+			size_t len)
+{
+	char base[PATH_MAX];
+	int rc = make_dirs(dir);
+
+	if (rc) {
+		snprintf(err, len, "cannot create the results directory %s: %s", dir,
+			 strerror(-rc));
+		return rc;
+	}
+	snprintf(base, sizeof base, "%s/%s-%s-%" PRIu32 "w-%s", dir, workload, policy, workers,
+		 stamp);
+	for (int i = 1; i < 1000; i++) {
+		int n = i == 1 ? snprintf(buf, buflen, "%s.json", base)
+			       : snprintf(buf, buflen, "%s-%d.json", base, i);
+		if (n >= (int)buflen) {
+			snprintf(err, len, "result path too long under %s", dir);
+			return -ENAMETOOLONG;
+		}
+		if (access(buf, F_OK) != 0)
+			return 0;
+	}
+	snprintf(err, len, "too many results named %s-*.json", base);
+	return -EEXIST;
+}

@@ -1,0 +1,59 @@
+/*
+ * report.h - what a run produces: the readable summary on stdout and the
+ * result document (docs/results.md, schema version 1), written atomically.
+ */
+#ifndef HARNESS_REPORT_H
+#define HARNESS_REPORT_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+struct run_config;
+struct run_result;
+struct provenance;
+
+#define RESULT_SCHEMA "harness-result"
+#define RESULT_SCHEMA_VERSION 1
+
+/* Before the run: what is about to be measured. */
+void report_header(FILE *f, const struct run_config *cfg, const struct provenance *pv);
+/* After the run: trials, medians, baseline, sched delay, counters. */
+void report_summary(FILE *f, const struct run_config *cfg, const struct run_result *res);
+/* The result document; NULL if memory ran out. */
+json_t *report_json(const struct run_config *cfg, const struct run_result *res,
+		    const struct provenance *pv);
+
+/*
+ * A result file is created as a temporary file next to its final path
+ * before the run starts (so an unwritable destination fails before minutes
+ * of measurement, not after), filled and renamed into place at the end.
+ * SIGINT and SIGTERM remove the temporary file; a reader never sees a
+ * half-written result under the final name.
+ */
+struct result_file {
+	char path[PATH_MAX];
+	char tmp[PATH_MAX];
+	int fd;
+};
+
+/* 0, or -errno with one line in err. */
+int result_file_open(struct result_file *rf, const char *path, char *err, size_t len);
+int result_file_commit(struct result_file *rf, json_t *doc, char *err, size_t len);
+/* Remove the temporary file (a failed run writes no result). */
+void result_file_abort(struct result_file *rf);
+
+/*
+ * The default result path: dir/<workload>-<policy>-<workers>w-<stamp>.json,
+ * with -2, -3, ... appended before .json if that name is taken, so that two
+ * runs in the same second do not overwrite each other. Creates dir (and its
+ * parents) if missing. 0, or -errno with one line in err.
+ */
+int result_default_path(char *buf, size_t buflen, const char *dir, const char *workload,
+			const char *policy, uint32_t workers, const char *stamp, char *err,
+			size_t len);
+
+#endif

@@ -1,0 +1,17 @@
+# Tests of the harness program itself, included from tests/CMakeLists.txt.
+#
+#   harness_cli  tests/test_cli.sh: bad input exits 2 with one line and no
+#                file; --list and --help; a small real run whose result
+#                passes json_check; SIGTERM leaves no file behind.
+#
+# json_check validates a result file against docs/results.md (schema 1).
+
+find_program(BASH_EXECUTABLE bash REQUIRED)
+
+add_executable(json_check json_check.c)
+target_link_libraries(json_check PRIVATE PkgConfig::JANSSON harness_core)
+
+add_test(NAME harness_cli
+         COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.sh
+                 $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
+set_tests_properties(harness_cli PROPERTIES TIMEOUT 300)

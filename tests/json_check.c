@@ -1,0 +1,304 @@
+/*
+ * json_check.c - validate a harness result file against schema version 1
+ * (docs/results.md).
+ *
+ *   json_check RESULT.json
+ *
+ * Checks that every documented key is present with its JSON type, that the
+ * array lengths agree with the configuration, that every per-worker counter
+ * object has every WORKER_COUNTERS field, that the totals are the sums they
+ * claim to be, and that the figures are plausible (utilization within
+ * [0, 1.05], percentiles non-decreasing, every trial verified). Exits 0 if
+ * the file passes, 1 with the first problem on stderr otherwise.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "core/stats.h"
+#include "test.h"
+
+/* Utilization is busy time over makespan, with busy time clamped to the
+ * makespan (core/worker.c), so 1 is the real bound; this leaves a margin. */
+#define UTIL_MAX 1.05
+
+static const char *const counter_names[] = {
+#define X(name, help) #name,
+	WORKER_COUNTERS(X)
+#undef X
+};
+
+#define NCOUNTERS (sizeof counter_names / sizeof counter_names[0])
+
+static const char *type_name(const json_t *v)
+{
+	static const char *const names[] = {
+		[JSON_OBJECT] = "object", [JSON_ARRAY] = "array", [JSON_STRING] = "string",
+		[JSON_INTEGER] = "integer", [JSON_REAL] = "real", [JSON_TRUE] = "true",
+		[JSON_FALSE] = "false", [JSON_NULL] = "null",
+	};
+	return v ? names[json_typeof(v)] : "nothing";
+}
+
+static json_t *need(json_t *o, const char *where, const char *key)
+{
+	json_t *v;
+
+	if (!json_is_object(o))
+		TEST_FAIL("%s: expected an object, got %s", where, type_name(o));
+	v = json_object_get(o, key);
+	if (!v)
+		TEST_FAIL("%s: key \"%s\" missing", where, key);
+	return v;
+}
+
+#define NEED_TYPE(fn, pred, what)                                            \
+	static json_t *fn(json_t *o, const char *where, const char *key)     \
+	{                                                                    \
+		json_t *v = need(o, where, key);                             \
+		if (!(pred))                                                 \
+			TEST_FAIL("%s.%s: expected %s, got %s", where, key,  \
+				  what, type_name(v));                       \
+		return v;                                                    \
+	}
+
+NEED_TYPE(need_obj, json_is_object(v), "an object")
+NEED_TYPE(need_arr, json_is_array(v), "an array")
+NEED_TYPE(need_str, json_is_string(v), "a string")
+NEED_TYPE(need_int_v, json_is_integer(v), "an integer")
+NEED_TYPE(need_num_v, json_is_number(v), "a number")
+NEED_TYPE(need_num_or_null, json_is_number(v) || json_is_null(v), "a number or null")
+
+static long long need_int(json_t *o, const char *where, const char *key)
+{
+	return json_integer_value(need_int_v(o, where, key));
+}
+
+static double need_num(json_t *o, const char *where, const char *key)
+{
+	return json_number_value(need_num_v(o, where, key));
+}
+
+static void need_nonneg(json_t *o, const char *where, const char *key)
+{
+	if (need_int(o, where, key) < 0)
+		TEST_FAIL("%s.%s: negative", where, key);
+}
+
+static void check_numbers_object(json_t *o, const char *where)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(o, key, v)
+		if (!json_is_number(v))
+			TEST_FAIL("%s.%s: expected a number, got %s", where, key, type_name(v));
+}
+
+static void check_counters(json_t *o, const char *where)
+{
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		need_nonneg(o, where, counter_names[i]);
+}
+
+static void check_util(double u, const char *where)
+{
+	if (!(u >= 0 && u <= UTIL_MAX))
+		TEST_FAIL("%s: utilization %g outside [0, %g]", where, u, UTIL_MAX);
+}
+
+struct cfg {
+	long long workers, trials, sample_period, hist_digits;
+	bool baseline;
+};
+
+static void check_config(json_t *doc, struct cfg *c)
+{
+	json_t *cf = need_obj(doc, "$", "config");
+	json_t *seed;
+
+	need_str(cf, "config", "policy");
+	need_str(cf, "config", "workload");
+	ASSERT_STR_EQ(json_string_value(need_str(cf, "config", "engine")), "threads");
+	c->workers = need_int(cf, "config", "workers");
+	c->trials = need_int(cf, "config", "trials");
+	ASSERT(c->workers >= 1 && c->trials >= 1);
+	ASSERT(need_int(cf, "config", "warmup") >= 0);
+	seed = need(cf, "config", "seed");
+	if (!json_is_integer(seed) && !json_is_string(seed))
+		TEST_FAIL("config.seed: expected an integer or string, got %s", type_name(seed));
+	check_numbers_object(need_obj(cf, "config", "knobs"), "config.knobs");
+	check_numbers_object(need_obj(cf, "config", "params"), "config.params");
+	c->sample_period = need_int(cf, "config", "sample_period");
+	ASSERT(c->sample_period >= 0 && (c->sample_period & (c->sample_period - 1)) == 0);
+	c->hist_digits = need_int(cf, "config", "hist_digits");
+	ASSERT(c->hist_digits >= 1 && c->hist_digits <= 5);
+}
+
+static void check_baseline(json_t *doc, struct cfg *c)
+{
+	json_t *b = need(doc, "$", "baseline"), *a;
+	size_t i;
+	json_t *t;
+
+	c->baseline = !json_is_null(b);
+	if (!c->baseline)
+		return;
+	a = need_arr(b, "baseline", "trials");
+	ASSERT_EQ(json_array_size(a), c->trials);
+	json_array_foreach(a, i, t) {
+		need_nonneg(t, "baseline.trials[]", "ns");
+		ASSERT(need_int(t, "baseline.trials[]", "tasks") > 0);
+		ASSERT(need_num(t, "baseline.trials[]", "ns_per_task") >= 0);
+	}
+	ASSERT(need_num(b, "baseline", "median_ns_per_task") >= 0);
+}
+
+static void check_trial(json_t *t, const struct cfg *c)
+{
+	const char *w = "trials[]";
+	json_t *util, *ws, *v, *over;
+	size_t i;
+
+	ASSERT(need_int(t, w, "makespan_ns") > 0);
+	ASSERT(need_int(t, w, "tasks") > 0);
+	ASSERT(need_num(t, w, "tasks_per_s") > 0);
+	ASSERT(need_num(t, w, "ns_per_task") > 0);
+	over = need_num_or_null(t, w, "overhead_ns_per_task");
+	if (json_is_null(over) == c->baseline)
+		TEST_FAIL("trials[].overhead_ns_per_task: null must mean no baseline");
+	util = need_arr(t, w, "utilization");
+	ASSERT_EQ(json_array_size(util), c->workers);
+	json_array_foreach(util, i, v) {
+		if (!json_is_number(v))
+			TEST_FAIL("trials[].utilization[%zu]: expected a number", i);
+		check_util(json_number_value(v), "trials[].utilization[]");
+	}
+	check_util(need_num(t, w, "utilization_total"), "trials[].utilization_total");
+	ws = need_arr(t, w, "workers");
+	ASSERT_EQ(json_array_size(ws), c->workers);
+	json_array_foreach(ws, i, v)
+		check_counters(v, "trials[].workers[]");
+	if (!json_is_true(need(t, w, "verified")))
+		TEST_FAIL("trials[].verified is not true");
+	check_numbers_object(need_obj(t, w, "metrics"), "trials[].metrics");
+}
+
+static void check_median(json_t *doc, const struct cfg *c)
+{
+	json_t *m = need_obj(doc, "$", "median");
+
+	ASSERT(need_num(m, "median", "makespan_ns") > 0);
+	ASSERT(need_num(m, "median", "tasks_per_s") > 0);
+	ASSERT(need_num(m, "median", "ns_per_task") > 0);
+	check_util(need_num(m, "median", "utilization_total"), "median.utilization_total");
+	if (json_is_null(need_num_or_null(m, "median", "overhead_ns_per_task")) == c->baseline)
+		TEST_FAIL("median.overhead_ns_per_task: null must mean no baseline");
+}
+
+static long long counter_of(json_t *o, const char *name)
+{
+	return json_integer_value(json_object_get(o, name));
+}
+
+/* counters_total = sum of per_worker_counters = sum over trials' workers. */
+static void check_totals(json_t *doc, const struct cfg *c)
+{
+	json_t *total = need_obj(doc, "$", "counters_total");
+	json_t *pw = need_arr(doc, "$", "per_worker_counters");
+	json_t *trials = json_object_get(doc, "trials");
+
+	check_counters(total, "counters_total");
+	ASSERT_EQ(json_array_size(pw), c->workers);
+	for (size_t k = 0; k < NCOUNTERS; k++) {
+		const char *name = counter_names[k];
+		long long sum = 0;
+		for (size_t w = 0; w < (size_t)c->workers; w++) {
+			json_t *o = json_array_get(pw, w);
+			long long per = 0;
+			check_counters(o, "per_worker_counters[]");
+			for (size_t t = 0; t < json_array_size(trials); t++) {
+				json_t *tw = json_object_get(json_array_get(trials, t), "workers");
+				per += counter_of(json_array_get(tw, w), name);
+			}
+			if (per != counter_of(o, name))
+				TEST_FAIL("per_worker_counters[%zu].%s = %lld, trials sum to %lld",
+					  w, name, counter_of(o, name), per);
+			sum += per;
+		}
+		if (sum != counter_of(total, name))
+			TEST_FAIL("counters_total.%s = %lld, workers sum to %lld", name,
+				  counter_of(total, name), sum);
+	}
+}
+
+static void check_hist(json_t *doc, const struct cfg *c)
+{
+	static const char *const order[] = { "min", "p50", "p90", "p99", "p99_9", "p99_99", "max" };
+	json_t *h = need_obj(need_obj(doc, "$", "histograms"), "histograms", "sched_delay_ns");
+	const char *w = "histograms.sched_delay_ns";
+	long long count, prev = 0;
+
+	ASSERT_EQ(need_int(h, w, "sampled_1_in"), c->sample_period);
+	ASSERT_EQ(need_int(h, w, "sig_digits"), c->hist_digits);
+	count = need_int(h, w, "count");
+	ASSERT(count >= 0);
+	ASSERT(need_num(h, w, "mean") >= 0);
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		long long v = need_int(h, w, order[i]);
+		if (v < prev)
+			TEST_FAIL("%s.%s = %lld is below %s = %lld", w, order[i], v,
+				  order[i - 1], prev);
+		if (count == 0 && v != 0)
+			TEST_FAIL("%s.%s = %lld with no samples", w, order[i], v);
+		prev = v;
+	}
+}
+
+static void check_provenance(json_t *doc)
+{
+	static const char *const strings[] = {
+		"git_revision", "compiler", "cflags", "build_type", "sanitize", "allocator",
+		"cpu_model", "kernel", "hostname", "timestamp_utc", "command_line",
+	};
+	json_t *p = need_obj(doc, "$", "provenance");
+
+	for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+		need_str(p, "provenance", strings[i]);
+	ASSERT(need_int(p, "provenance", "cores_online") >= 1);
+}
+
+int main(int argc, char **argv)
+{
+	struct cfg c = { 0 };
+	json_error_t jerr;
+	json_t *doc, *trials, *t;
+	size_t i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: json_check RESULT.json\n");
+		return 2;
+	}
+	doc = json_load_file(argv[1], JSON_REJECT_DUPLICATES, &jerr);
+	if (!doc)
+		TEST_FAIL("%s:%d: %s", argv[1], jerr.line, jerr.text);
+	ASSERT_STR_EQ(json_string_value(need_str(doc, "$", "schema")), "harness-result");
+	ASSERT_EQ(need_int(doc, "$", "schema_version"), 1);
+	check_config(doc, &c);
+	check_baseline(doc, &c);
+	trials = need_arr(doc, "$", "trials");
+	ASSERT_EQ(json_array_size(trials), c.trials);
+	json_array_foreach(trials, i, t)
+		check_trial(t, &c);
+	check_median(doc, &c);
+	check_totals(doc, &c);
+	check_hist(doc, &c);
+	check_provenance(doc);
+	json_decref(doc);
+	printf("json_check: %s ok (%lld trials, %lld workers)\n", argv[1], c.trials, c.workers);
+	return 0;
+}

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+#
+# test_cli.sh - the harness command line, end to end.
+#
+#   test_cli.sh HARNESS JSON_CHECK
+#
+# Bad input must exit 2 with exactly one line on stderr naming the problem,
+# nothing on stdout and no file created. Good input must run, verify and
+# leave a result that json_check accepts. Runs in a temporary directory and
+# passes --json or --no-json everywhere, so nothing is written into the tree.
+
+set -u
+
+harness=${1:?usage: test_cli.sh HARNESS JSON_CHECK}
+json_check=${2:?usage: test_cli.sh HARNESS JSON_CHECK}
+for prog in "$harness" "$json_check"; do
+	[ -x "$prog" ] || { echo "test_cli: $prog is not an executable file" >&2; exit 1; }
+done
+harness=$(cd "$(dirname "$harness")" && pwd)/$(basename "$harness")
+json_check=$(cd "$(dirname "$json_check")" && pwd)/$(basename "$json_check")
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_cli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+passed=0
+failed=0
+
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL: $*" >&2
+	for f in out err; do
+		[ -s "$tmp/$f" ] && { echo "--- std$f:" >&2; head -n 20 "$tmp/$f" >&2; }
+	done
+	echo "test_cli: $passed passed, $failed failed"
+	exit 1
+}
+
+pass() {
+	passed=$((passed + 1))
+	echo "ok: $*"
+}
+
+# A small real run: two workers, fib(20), a couple of trials.
+small=(--policy=volt --workload=fib --param n=20 --workers 2 --trials 2 --warmup 0)
+
+# expect_bad NAME WORD ARGS...: exit 2, one stderr line containing WORD,
+# empty stdout, no file created.
+expect_bad() {
+	local name=$1 word=$2
+	shift 2
+	rm -rf "$tmp/o" && mkdir "$tmp/o"
+	"$harness" "$@" --json "$tmp/o/r.json" >"$tmp/out" 2>"$tmp/err" </dev/null
+	local status=$?
+	[ "$status" -eq 2 ] || fail "$name: exit status $status, expected 2"
+	local lines
+	lines=$(grep -c '' "$tmp/err")
+	[ "$lines" -eq 1 ] || fail "$name: $lines lines on stderr, expected 1"
+	grep -qF -- "$word" "$tmp/err" || fail "$name: stderr does not mention '$word'"
+	[ -s "$tmp/out" ] && fail "$name: wrote to stdout"
+	[ -z "$(ls -A "$tmp/o")" ] || fail "$name: created $(ls -A "$tmp/o")"
+	pass "$name: $(cat "$tmp/err")"
+	rm -rf "$tmp/o" "$tmp/out" "$tmp/err"
+}
+
+expect_bad "unknown policy" "nosuchpolicy" --policy=nosuchpolicy --workload=fib
+expect_bad "unknown workload" "nosuchworkload" --policy=volt --workload=nosuchworkload
+expect_bad "unknown knob" "nosuchknob" --policy=volt --workload=fib --set nosuchknob=1
+expect_bad "knob out of range" "range" --policy=volt --workload=fib --set budget=0
+expect_bad "non-numeric knob" "not a number" --policy=volt --workload=fib --set budget=lots
+expect_bad "unknown param" "nosuchparam" --policy=volt --workload=fib --param nosuchparam=3
+expect_bad "param out of range" "range" --policy=volt --workload=fib --param n=100000
+expect_bad "--workers 0" "workers" --policy=volt --workload=fib --workers 0
+expect_bad "--workers 1025" "workers" --policy=volt --workload=fib --workers 1025
+expect_bad "--trials 0" "trials" --policy=volt --workload=fib --trials 0
+expect_bad "missing --policy" "policy" --workload=fib
+expect_bad "unknown option" "--nosuchoption" --policy=volt --workload=fib --nosuchoption=1
+expect_bad "duplicate option" "twice" --policy=volt --workload=fib --trials 2 --trials=3
+expect_bad "duplicate knob" "twice" --policy=volt --workload=fib --set budget=2 --set budget=3
+expect_bad "policy check hook" "64" --policy=volt --workload=fib --workers 65
+
+# --list: every policy and workload with its knobs and parameters.
+"$harness" --list >"$tmp/out" 2>"$tmp/err" || fail "--list: exit status $?"
+for word in volt fib budget lifo_cap; do
+	grep -qw -- "$word" "$tmp/out" || fail "--list does not mention $word"
+done
+grep -qE '^ +n +' "$tmp/out" || fail "--list does not list the fib parameter n"
+pass "--list"
+
+"$harness" --help >"$tmp/out" 2>"$tmp/err" || fail "--help: exit status $?"
+grep -q -- "--policy" "$tmp/out" || fail "--help does not describe --policy"
+pass "--help"
+
+# A real run writes a result that passes the schema check.
+"$harness" "${small[@]}" --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err" ||
+	fail "small run: exit status $?"
+[ -f "$tmp/r.json" ] || fail "small run: $tmp/r.json not written"
+grep -q "^median" "$tmp/out" || fail "small run: no median line on stdout"
+grep -q "result: $tmp/r.json" "$tmp/out" || fail "small run: stdout does not name the result"
+grep -q "^trial 2/2" "$tmp/err" || fail "small run: no progress on stderr"
+ls "$tmp"/r.json.*.tmp >/dev/null 2>&1 && fail "small run: left a temporary file"
+pass "small run"
+
+"$json_check" "$tmp/r.json" >"$tmp/out" 2>"$tmp/err" || fail "json_check rejects the result"
+pass "json_check accepts the result"
+
+# The checker must be able to fail: a wrong schema version is caught.
+sed 's/"schema_version": 1/"schema_version": 2/' "$tmp/r.json" >"$tmp/bad.json"
+"$json_check" "$tmp/bad.json" >"$tmp/out" 2>"$tmp/err" && fail "json_check accepts schema_version 2"
+pass "json_check rejects a wrong schema version"
+
+"$harness" "${small[@]}" --set lifo_cap=0 --no-baseline --json "$tmp/nolifo.json" \
+	>"$tmp/out" 2>"$tmp/err" || fail "--set lifo_cap=0: exit status $?"
+grep -q '"lifo_cap": 0' "$tmp/nolifo.json" || fail "--set lifo_cap=0 not in the result"
+"$json_check" "$tmp/nolifo.json" >"$tmp/out" 2>"$tmp/err" ||
+	fail "json_check rejects the --no-baseline result"
+pass "--set lifo_cap=0 --no-baseline"
+
+rm -f "$tmp/out" "$tmp/err"
+before=$(ls -A "$tmp")
+"$harness" "${small[@]}" --no-json >"$tmp/out" 2>"$tmp/err" || fail "--no-json: exit status $?"
+rm -f "$tmp/out" "$tmp/err"
+[ "$(ls -A "$tmp")" = "$before" ] || fail "--no-json created a file: $(ls -A "$tmp")"
+pass "--no-json"
+
+# SIGTERM mid-run removes the temporary result file and leaves no result.
+mkdir "$tmp/sig"
+"$harness" --policy=volt --workload=fib --param n=30 --workers 2 --trials 1000 --warmup 0 \
+	--json "$tmp/sig/r.json" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 100); do
+	ls "$tmp"/sig/r.json.*.tmp >/dev/null 2>&1 && break
+	sleep 0.05
+done
+if ! ls "$tmp"/sig/r.json.*.tmp >/dev/null 2>&1; then
+	kill -KILL "$pid"
+	fail "no temporary file during the run"
+fi
+kill -TERM "$pid"
+wait "$pid"
+status=$?
+[ "$status" -eq 143 ] || fail "SIGTERM: exit status $status, expected 143"
+[ -z "$(ls -A "$tmp/sig")" ] || fail "SIGTERM left $(ls -A "$tmp/sig")"
+pass "SIGTERM cleans up"
+
+echo "test_cli: $passed passed, $failed failed"
