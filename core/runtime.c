@@ -41,6 +41,7 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 	rt->sample_mask = cfg->sample_period ? cfg->sample_period - 1 : 0;
 	atomic_init(&rt->finished, 0);
 	inject_init(&rt->inject);
+	CHECK(pthread_mutex_init(&rt->outside_pool.lock, NULL) == 0);
 	idle_init(&rt->idle, cfg->workers);
 
 	rt->knobs = calloc(p->nknobs ? p->nknobs : 1, sizeof(double));
@@ -99,6 +100,8 @@ void rt_destroy(struct runtime *rt)
 			taskpool_drain(&rt->workers[i].pool);
 		}
 	inject_destroy(&rt->inject);
+	taskpool_outside_drain(&rt->outside_pool);
+	pthread_mutex_destroy(&rt->outside_pool.lock);
 	free(rt->workers);
 	free(rt->shared);
 	free(rt->knobs);

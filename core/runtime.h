@@ -79,6 +79,7 @@ struct runtime {
 
 	struct inject inject;
 	struct idle idle;
+	struct taskpool_outside outside_pool;
 	struct worker_shared *shared;	/* [nworkers], cache aligned */
 	struct worker *workers;		/* [nworkers], cache aligned */
 
@@ -113,14 +114,28 @@ void rt_wake(struct runtime *rt, struct worker *w, struct task *t);
 void rt_join_arrive(struct runtime *rt, struct worker *w, struct task *parent);
 /* The workload is done: record the end time, stop the workers. */
 void rt_finish(struct runtime *rt, struct worker *w);
-/* Task memory: from the calling worker's cache (w may be NULL). */
-static inline void *rt_task_alloc(struct worker *w, size_t size)
+/*
+ * Task memory. Blocks of up to TASKPOOL_BLOCK bytes come from the calling
+ * worker's pool (w == NULL: the runtime's outside pool) and live until the
+ * runtime is destroyed at the latest; larger ones come from the allocator.
+ * Free with the same size, from any worker.
+ */
+static inline void *rt_task_alloc(struct runtime *rt, struct worker *w, size_t size)
 {
-	return taskpool_alloc(w ? &w->pool : NULL, size);
+	if (size > TASKPOOL_BLOCK) {
+		void *b = malloc(size);
+		CHECK_MSG(b, "out of memory allocating a %zu-byte task", size);
+		return b;
+	}
+	return w ? taskpool_alloc(&w->pool) : taskpool_outside_alloc(&rt->outside_pool);
 }
+
 static inline void rt_task_free(struct worker *w, void *p, size_t size)
 {
-	taskpool_free(w ? &w->pool : NULL, p, size);
+	if (size > TASKPOOL_BLOCK)
+		free(p);
+	else
+		taskpool_free(&w->pool, p);	/* only workers complete tasks */
 }
 
 /* Spend ns of compute in the running task (spin on threads, charge on sim). */

@@ -54,10 +54,10 @@ static const struct task_vtable fib_vt;
 
 _Static_assert(sizeof(struct fib_node) <= TASKPOOL_BLOCK, "a fib node fits one block");
 
-static struct fib_node *node_new(struct worker *w, uint32_t n, struct fib_node *parent,
-				 uint8_t slot)
+static struct fib_node *node_new(struct runtime *rt, struct worker *w, uint32_t n,
+				 struct fib_node *parent, uint8_t slot)
 {
-	struct fib_node *c = rt_task_alloc(w, sizeof *c);
+	struct fib_node *c = rt_task_alloc(rt, w, sizeof *c);
 	task_init(&c->task, &fib_vt);
 	c->parent = parent;
 	c->n = (uint8_t)n;
@@ -80,8 +80,8 @@ static enum task_poll fib_poll(struct task *t, struct worker *w)
 			value = fib_serial(node->n);
 		} else {
 			node->spawned = 1;
-			rt_spawn(w, &node_new(w, node->n - 2, node, 1)->task);
-			rt_spawn(w, &node_new(w, node->n - 1, node, 0)->task);
+			rt_spawn(w, &node_new(w->rt, w, node->n - 2, node, 1)->task);
+			rt_spawn(w, &node_new(w->rt, w, node->n - 1, node, 0)->task);
 			return TASK_JOIN(2);
 		}
 	} else {
@@ -165,7 +165,7 @@ static void fib_start(void *inst, struct runtime *rt)
 	struct fib *f = inst;
 	f->rt = rt;
 	f->parallel_ran = true;
-	rt_spawn_remote(rt, &node_new(NULL, f->n, NULL, 0)->task);
+	rt_spawn_remote(rt, &node_new(rt, NULL, f->n, NULL, 0)->task);
 }
 
 /*
