@@ -92,20 +92,27 @@ struct ring_overflow {
 enum ring_push_result ring_push_slow(struct ring *r, struct task *t,
 				     struct ring_overflow *out);
 
-static inline enum ring_push_result ring_push(struct ring *r, struct task *t,
-					      struct ring_overflow *out)
+/* Owner: push at the tail if there is room; false if the ring is full. */
+static inline bool ring_try_push(struct ring *r, struct task *t)
 {
 	/* Acquire pairs with a thief's release of the slots it copied (its
 	 * final head CAS), so reusing those slots cannot overtake its reads. */
 	uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
 	uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-	if (__builtin_expect(tail - ring_steal_idx(h) < RING_CAP, 1)) {
-		r->buf[tail & RING_MASK] = t;
-		/* Release publishes the slot write to thieves, whose acquire
-		 * load of tail pairs with it. */
-		atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
+	if (__builtin_expect(tail - ring_steal_idx(h) >= RING_CAP, 0))
+		return false;
+	r->buf[tail & RING_MASK] = t;
+	/* Release publishes the slot write to thieves, whose acquire load of
+	 * tail pairs with it. */
+	atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
+	return true;
+}
+
+static inline enum ring_push_result ring_push(struct ring *r, struct task *t,
+					      struct ring_overflow *out)
+{
+	if (__builtin_expect(ring_try_push(r, t), 1))
 		return RING_PUSHED;
-	}
 	return ring_push_slow(r, t, out);
 }
 

@@ -62,6 +62,7 @@ struct volt_worker {
 	CACHE_ALIGNED struct task *prefetch[PREFETCH_MAX];
 	uint32_t pf_head, pf_len;
 	uint32_t lifo_polls;		/* this tick */
+	uint32_t lifo_cap;		/* copy of the knob, on the owner's line */
 	uint32_t since_global;		/* polls since the last global check */
 	uint32_t interval;
 	uint64_t avg_ns;		/* EWMA of ns per poll, integer as in Volt */
@@ -178,6 +179,7 @@ static int volt_init(struct runtime *rt)
 	for (uint32_t i = 0; i < rt->nworkers; i++) {
 		struct volt_worker *vw = &v->vw[i];
 		vw->avg_ns = (uint64_t)v->initial_avg_ns;
+		vw->lifo_cap = v->lifo_cap;
 		vw->interval = v->fixed_interval
 				       ? v->fixed_interval
 				       : volt_interval_for((double)vw->avg_ns, v->target_ns, v->interval_min,
@@ -228,11 +230,12 @@ static inline void volt_notify_local(struct worker *w)
 	volt_notify(w->rt, w);
 }
 
-/* Push into the own ring; a full ring sheds half plus t to the global queue. */
-static void push_ring(struct worker *w, struct task *t)
+/* The ring is full: it sheds half plus t to the global queue. Out of line
+ * so that the common push carries no overflow buffer. */
+static __attribute__((noinline)) void push_ring_overflow(struct worker *w, struct task *t)
 {
 	struct ring_overflow out;
-	enum ring_push_result r = ring_push(&w->sh->ring, t, &out);
+	enum ring_push_result r = ring_push_slow(&w->sh->ring, t, &out);
 	if (r == RING_PUSHED)
 		return;
 	if (r == RING_OVERFLOWED) {
@@ -242,34 +245,44 @@ static void push_ring(struct worker *w, struct task *t)
 	inject_push_many(&w->rt->inject, out.tasks, out.n);
 }
 
+/* Push into the own ring, overflowing to the global queue when full. */
+static inline void push_ring(struct worker *w, struct task *t)
+{
+	if (!ring_try_push(&w->sh->ring, t))
+		push_ring_overflow(w, t);
+}
+
+static __attribute__((noinline)) void schedule_parking(struct worker *w, struct task *t)
+{
+	inject_push(&w->rt->inject, t);
+	volt_notify(w->rt, w);
+}
+
 static void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 {
-	struct volt *v = V(w->rt);
-
 	/*
 	 * Relaxed: the flag is written by this same thread (the park
 	 * sequence), so program order is all the ordering needed. A local
 	 * schedule during that sequence would land in a slot the parking
 	 * worker has already flushed; it goes to the global queue instead.
 	 */
-	if (atomic_load_explicit(&w->sh->transitioning_to_park, memory_order_relaxed)) {
-		inject_push(&w->rt->inject, t);
-		volt_notify(w->rt, w);
-		return;
-	}
-	if (kind == SCHED_YIELD || v->lifo_cap == 0) {
-		push_ring(w, t);
-		volt_notify_local(w);
+	if (__builtin_expect(atomic_load_explicit(&w->sh->transitioning_to_park,
+						  memory_order_relaxed), 0)) {
+		schedule_parking(w, t);
 		return;
 	}
 	/* The newest task takes the LIFO slot; the one it displaces becomes
-	 * stealable in the ring, which is worth a notify. */
-	struct task *prev = w->lifo;
-	w->lifo = t;
-	if (prev) {
-		push_ring(w, prev);
-		volt_notify_local(w);
+	 * stealable in the ring, which is worth a notify. Yields and a
+	 * disabled slot go to the ring's tail. */
+	if (__builtin_expect(kind != SCHED_YIELD && VW(w)->lifo_cap != 0, 1)) {
+		struct task *prev = w->lifo;
+		w->lifo = t;
+		if (!prev)
+			return;
+		t = prev;
 	}
+	push_ring(w, t);
+	volt_notify_local(w);
 }
 
 static void volt_schedule_remote(struct runtime *rt, struct task *t)
@@ -342,15 +355,13 @@ static struct task *global_batch(struct worker *w)
 	return buf[0];
 }
 
-static struct task *local_pop(struct worker *w)
+/* LIFO slot (capped per tick, then flushed to the ring), then the ring. */
+static inline struct task *local_pop(struct worker *w, struct volt_worker *vw)
 {
-	struct volt *v = V(w->rt);
-	struct volt_worker *vw = VW(w);
-
-	if (w->lifo) {
-		struct task *t = w->lifo;
+	struct task *t = w->lifo;
+	if (t) {
 		w->lifo = NULL;
-		if (vw->lifo_polls < v->lifo_cap) {
+		if (vw->lifo_polls < vw->lifo_cap) {
 			vw->lifo_polls++;
 			w->st.lifo_polls++;
 			return t;
@@ -359,7 +370,7 @@ static struct task *local_pop(struct worker *w)
 		 * (and becomes stealable) instead of being skipped. */
 		push_ring(w, t);
 	}
-	struct task *t = ring_pop(&w->sh->ring);
+	t = ring_pop(&w->sh->ring);
 	if (t)
 		w->st.local_pops++;
 	return t;
@@ -410,12 +421,14 @@ static void leave_searching(struct worker *w)
 	}
 }
 
-static struct task *volt_find_work(struct worker *w)
+/* Steps 1 (pre-fetched batch) and 3 to 5 of find_work, and the searcher
+ * exit: out of line, so the common local pop stays small. */
+static __attribute__((noinline)) struct task *find_work_slow(struct worker *w)
 {
 	struct volt_worker *vw = VW(w);
 	struct task *t;
 
-	if ((t = prefetch_pop(vw)) || (t = local_pop(w)))
+	if ((t = prefetch_pop(vw)) || (t = local_pop(w, vw)))
 		goto found;
 	if (vw->since_global >= vw->interval) {
 		vw->since_global = 0;
@@ -427,9 +440,32 @@ static struct task *volt_find_work(struct worker *w)
 	return NULL;
 found:
 	vw->since_global++;
-	if (__builtin_expect(w->searching, 0))
+	if (w->searching)
 		leave_searching(w);
 	return t;
+}
+
+static struct task *volt_find_work(struct worker *w)
+{
+	struct volt_worker *vw = VW(w);
+	/* Fast path: nothing pre-fetched, not searching, and the LIFO slot
+	 * or the ring has a task (the same order as the slow path). */
+	if (__builtin_expect(vw->pf_len == 0 && !w->searching, 1)) {
+		struct task *t = w->lifo;
+		if (t && vw->lifo_polls < vw->lifo_cap) {
+			w->lifo = NULL;
+			vw->lifo_polls++;
+			w->st.lifo_polls++;
+			vw->since_global++;
+			return t;
+		}
+		if (!t && (t = ring_pop(&w->sh->ring))) {
+			w->st.local_pops++;
+			vw->since_global++;
+			return t;
+		}
+	}
+	return find_work_slow(w);
 }
 
 static bool any_queue_nonempty(struct runtime *rt)
