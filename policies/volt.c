@@ -448,19 +448,11 @@ found:
 static struct task *volt_find_work(struct worker *w)
 {
 	struct volt_worker *vw = VW(w);
-	/* Fast path: nothing pre-fetched, not searching, and the LIFO slot
-	 * or the ring has a task (the same order as the slow path). */
+	/* Fast path, steps 2 only: nothing pre-fetched, not searching, and the
+	 * LIFO slot or the ring has a task. */
 	if (__builtin_expect(vw->pf_len == 0 && !w->searching, 1)) {
-		struct task *t = w->lifo;
-		if (t && vw->lifo_polls < vw->lifo_cap) {
-			w->lifo = NULL;
-			vw->lifo_polls++;
-			w->st.lifo_polls++;
-			vw->since_global++;
-			return t;
-		}
-		if (!t && (t = ring_pop(&w->sh->ring))) {
-			w->st.local_pops++;
+		struct task *t = local_pop(w, vw);
+		if (t) {
 			vw->since_global++;
 			return t;
 		}
