@@ -1,6 +1,10 @@
 /* idle.c - searching and parked counters and the parked bitmap (idle.h). */
 #include "idle.h"
 
+#ifdef IDLE_TSAN
+_Atomic uint64_t idle_tsan_fence_word;
+#endif
+
 void idle_init(struct idle *s, uint32_t num_workers)
 {
 	/* More workers than bits is allowed here; policies that use the

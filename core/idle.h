@@ -45,17 +45,45 @@ struct idle {
 
 void idle_init(struct idle *s, uint32_t num_workers);
 
+#if defined(__SANITIZE_THREAD__)
+#define IDLE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define IDLE_TSAN 1
+#endif
+#endif
+
+#ifdef IDLE_TSAN
+/*
+ * ThreadSanitizer does not model standalone fences. Under it, both sides
+ * of the Dekker pair do an acq_rel RMW on one shared word instead: RMWs on
+ * one location are totally ordered, so whichever side comes second
+ * synchronizes with the first and sees its store. Correct, stronger than
+ * needed, and visible to the race detector.
+ */
+extern _Atomic uint64_t idle_tsan_fence_word;
+static inline void idle_fence(void)
+{
+	atomic_fetch_add_explicit(&idle_tsan_fence_word, 0, memory_order_acq_rel);
+}
+#else
+static inline void idle_fence(void)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+}
+#endif
+
 /* Publisher side of the Dekker pair: after making a task visible, before
  * reading the idle state. */
 static inline void idle_fence_publish(void)
 {
-	atomic_thread_fence(memory_order_seq_cst);
+	idle_fence();
 }
 
 /* Parking side: after the parking RMWs, before re-reading the queues. */
 static inline void idle_fence_recheck(void)
 {
-	atomic_thread_fence(memory_order_seq_cst);
+	idle_fence();
 }
 
 /* Should a publisher wake a worker? Only if nobody searches and somebody

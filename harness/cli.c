@@ -36,6 +36,7 @@ enum opt_id {
 	OPT_NO_JSON,
 	OPT_NO_BASELINE,
 	OPT_LIST,
+	OPT_PROBE_C2C,
 	OPT_HELP,
 };
 
@@ -68,6 +69,8 @@ static const struct opt opts[] = {
 	{ "no-json", OPT_NO_JSON, false, false, NULL, "write no result file" },
 	{ "no-baseline", OPT_NO_BASELINE, false, false, NULL, "skip the sequential baseline" },
 	{ "list", OPT_LIST, false, false, NULL, "list policies, knobs, workloads, parameters" },
+	{ "probe-c2c", OPT_PROBE_C2C, false, false, NULL,
+	  "print the core-to-core round trip (CPU 0 <-> 1) and exit" },
 	{ "help", OPT_HELP, false, false, NULL, "this text" },
 };
 
@@ -276,6 +279,9 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 	case OPT_LIST:
 		c->list = true;
 		return 0;
+	case OPT_PROBE_C2C:
+		c->probe_c2c = true;
+		return 0;
 	case OPT_HELP:
 		c->help = true;
 		return 0;
@@ -466,7 +472,7 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t len)
 		if (c->help)
 			return 0;
 	}
-	if (c->list)
+	if (c->list || c->probe_c2c)
 		return 0;
 	return resolve(c, err, len);
 }

@@ -41,7 +41,7 @@ struct cli_policy {
 };
 
 struct cli {
-	bool help, list;
+	bool help, list, probe_c2c;
 
 	struct cli_policy policies[CLI_MAX_POLICIES];
 	size_t npolicies;

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "core/c2c.h"
 #include "driver.h"
 #include "policies/policy.h"
 #include "provenance.h"
@@ -127,6 +128,17 @@ int main(int argc, char **argv)
 		print_error(err);
 		cli_free(&c);
 		return EXIT_BAD_INPUT;
+	}
+	if (c.probe_c2c) {
+		double ns;
+		int rc = c2c_probe(0, 1, 20000, &ns);
+		cli_free(&c);
+		if (rc != 0) {
+			print_error("core-to-core probe needs CPUs 0 and 1");
+			return EXIT_RUN_FAILED;
+		}
+		printf("c2c_round_trip_ns %.1f\n", ns);
+		return 0;
 	}
 	if (c.help || c.list) {
 		if (c.help)

@@ -16,6 +16,7 @@ struct provenance {
 	char allocator[128];
 	char cpu_model[256];
 	long cores_online;
+	double c2c_ns;			/* median CPU0<->CPU1 round trip, < 0 if not measured */
 	char kernel[160];
 	char hostname[256];
 	time_t start;			/* when the run started */
@@ -23,7 +24,8 @@ struct provenance {
 	char *command_line;		/* argv, shell-quoted where needed */
 };
 
-/* Returns 0 or -ENOMEM. Fields that cannot be read say "unknown". */
+/* Returns 0 or -ENOMEM. Fields that cannot be read say "unknown". Takes
+ * the core-to-core round-trip probe (a few ms) on machines with 2+ CPUs. */
 int provenance_collect(struct provenance *pv, int argc, char **argv);
 void provenance_free(struct provenance *pv);
 

@@ -99,6 +99,9 @@ void report_header(FILE *f, const struct run_config *cfg, const struct provenanc
 	print_values(f, cfg->wl->params, cfg->wl->nparams, cfg->params, false);
 	fprintf(f, ")\nworkers    %" PRIu32 "\nengine     threads\nallocator  %s\n",
 		cfg->workers, pv->allocator);
+	if (pv->c2c_ns >= 0)
+		fprintf(f, "c2c        %.0f ns core-to-core round trip (CPU 0 <-> 1, median)\n",
+			pv->c2c_ns);
 	fprintf(f, "seed       %" PRIu64 " (%" PRIu32 " trials, %" PRIu32
 		   " warm-up, baseline %s)\n",
 		cfg->seed, cfg->trials, cfg->warmup, cfg->baseline ? "on" : "off");
@@ -425,7 +428,8 @@ static json_t *hist_json(const struct hist *h, uint32_t sample_period)
 
 static json_t *provenance_json(const struct provenance *pv)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s}",
+	json_t *c2c = pv->c2c_ns >= 0 ? json_real(pv->c2c_ns) : json_null();
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:o, s:s, s:s, s:s, s:s}",
 			 "git_revision", pv->git_revision,
 			 "compiler", pv->compiler,
 			 "cflags", pv->cflags,
@@ -434,6 +438,7 @@ static json_t *provenance_json(const struct provenance *pv)
 			 "allocator", pv->allocator,
 			 "cpu_model", pv->cpu_model,
 			 "cores_online", (json_int_t)pv->cores_online,
+			 "c2c_round_trip_ns", c2c,
 			 "kernel", pv->kernel,
 			 "hostname", pv->hostname,
 			 "timestamp_utc", pv->timestamp_utc,
