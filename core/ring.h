@@ -32,9 +32,11 @@
 #define RING_MASK (RING_CAP - 1)
 #define RING_STEAL_MAX (RING_CAP / 2)	/* a steal takes at most half */
 #define RING_OVERFLOW_BATCH (RING_CAP / 2)	/* a full ring sheds half */
-#ifndef RING_PREFETCH_DISTANCE
-#define RING_PREFETCH_DISTANCE 2	/* polls ahead to prefetch a task header */
-#endif
+/* Pops ahead at which a queued task's header, then its continuation, is
+ * prefetched: the continuation's address is read from a header fetched
+ * (RING_PREFETCH_HEADER - RING_PREFETCH_CONT) pops earlier. */
+#define RING_PREFETCH_HEADER 4
+#define RING_PREFETCH_CONT 2
 
 struct ring {
 	/* head and tail share a line: every operation reads both. */
@@ -142,11 +144,14 @@ static inline struct task *ring_pop(struct ring *r)
 		if (atomic_compare_exchange_weak_explicit(&r->head, &h, next,
 							  memory_order_acquire,
 							  memory_order_acquire)) {
-			/* The tasks behind this one are polled soon and were
-			 * queued long ago (the ring is FIFO): start fetching
-			 * a header a few polls ahead. */
-			if (tail - real > RING_PREFETCH_DISTANCE)
-				__builtin_prefetch(r->buf[(real + RING_PREFETCH_DISTANCE) & RING_MASK], 1);
+			/* The tasks behind this one are polled soon and may
+			 * have been queued long ago (the ring is FIFO): fetch
+			 * headers and continuations a few polls ahead. */
+			uint32_t left = tail - real;
+			if (left > RING_PREFETCH_HEADER)
+				__builtin_prefetch(r->buf[(real + RING_PREFETCH_HEADER) & RING_MASK], 1);
+			if (left > RING_PREFETCH_CONT)
+				task_prefetch_cont(r->buf[(real + RING_PREFETCH_CONT) & RING_MASK]);
 			return r->buf[real & RING_MASK];
 		}
 	}

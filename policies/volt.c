@@ -315,6 +315,10 @@ static struct task *prefetch_pop(struct volt_worker *vw)
 	struct task *t = vw->prefetch[vw->pf_head];
 	vw->pf_head = (vw->pf_head + 1) % PREFETCH_MAX;
 	vw->pf_len--;
+	/* Headers were prefetched with the batch; now the continuation of
+	 * the task after next. */
+	if (vw->pf_len > RING_PREFETCH_CONT - 1)
+		task_prefetch_cont(vw->prefetch[(vw->pf_head + RING_PREFETCH_CONT - 1) % PREFETCH_MAX]);
 	return t;
 }
 
@@ -342,7 +346,10 @@ static struct task *global_batch(struct worker *w)
 	uint32_t got = (uint32_t)inject_pop_batch(&rt->inject, buf, n);
 	if (got == 0)
 		return NULL;
-	__builtin_prefetch(buf[0], 1);
+	/* Tasks from the global queue are the oldest and coldest: fetch the
+	 * whole batch's headers at once. */
+	for (uint32_t k = 0; k < got; k++)
+		__builtin_prefetch(buf[k], 1);
 	w->st.global_batches++;
 	w->st.global_tasks += got;
 

@@ -25,23 +25,27 @@ median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+
 
 declare -A ns
 base=()
-"$h" --probe-c2c 2>/dev/null | sed 's/^/# /' || true
+c2c() { "$h" --probe-c2c 2>/dev/null | awk '{printf "%.0f", $2}'; }
+c2c_before=$(c2c)
 for ((r = 1; r <= rounds; r++)); do
 	order="1 2"
 	((r % 2 == 0)) && order="2 1"
 	for w in $order; do
 		out=$("$h" --policy="$policy" --workload=fib --param n="$n" --workers "$w" \
-			--trials 1 --warmup 1 --no-json 2>/dev/null)
+			--trials 3 --warmup 1 --no-json 2>/dev/null)
 		ns[$w]+="$(awk '$1 == "median" {print $4}' <<<"$out") "
 		base+=("$(awk '/^baseline median/ {print $3}' <<<"$out")")
 	done
 	echo "round $r/$rounds done" >&2
 done
+c2c_after=$(c2c)
 m1=$(tr ' ' '\n' <<<"${ns[1]}" | grep . | median)
 m2=$(tr ' ' '\n' <<<"${ns[2]}" | grep . | median)
 mb=$(printf '%s\n' "${base[@]}" | median)
 printf 'fib(%s) under %s, median of %s rounds (ns per task = makespan / task nodes)\n' \
 	"$n" "$policy" "$rounds"
+printf '  core-to-core round trip: %s ns before, %s ns after (2-worker figures depend on it)\n' \
+	"${c2c_before:-?}" "${c2c_after:-?}"
 printf '  sequential baseline  %8.2f ns/node\n' "$mb"
 printf '  1 worker             %8.2f ns/task\n' "$m1"
 printf '  2 workers            %8.2f ns/task  (speedup %.2fx over 1 worker)\n' "$m2" \

@@ -25,8 +25,7 @@ static const struct knob_def fib_params[P_COUNT] = {
 };
 
 struct fib_node {
-	struct task task;		/* first: the core sees a struct task */
-	struct fib_node *parent;
+	struct task task;		/* first; task.cont is the parent */
 	uint64_t result[2];		/* written by the children */
 	uint8_t n, slot, spawned;
 };
@@ -59,7 +58,7 @@ static struct fib_node *node_new(struct runtime *rt, struct worker *w, uint32_t 
 {
 	struct fib_node *c = rt_task_alloc(rt, w, sizeof *c);
 	task_init(&c->task, &fib_vt);
-	c->parent = parent;
+	c->task.cont = parent ? &parent->task : NULL;
 	c->n = (uint8_t)n;
 	c->slot = slot;
 	c->spawned = 0;
@@ -88,7 +87,7 @@ static enum task_poll fib_poll(struct task *t, struct worker *w)
 		value = node->result[0] + node->result[1];
 	}
 
-	struct fib_node *parent = node->parent;
+	struct fib_node *parent = (struct fib_node *)node->task.cont;
 	if (!parent) {
 		f->value = value;
 		rt_finish(w->rt, w);
