@@ -32,11 +32,8 @@
 #define RING_MASK (RING_CAP - 1)
 #define RING_STEAL_MAX (RING_CAP / 2)	/* a steal takes at most half */
 #define RING_OVERFLOW_BATCH (RING_CAP / 2)	/* a full ring sheds half */
-/* Pops ahead at which a queued task's header, then its continuation, is
- * prefetched: the continuation's address is read from a header fetched
- * (RING_PREFETCH_HEADER - RING_PREFETCH_CONT) pops earlier. */
+/* Pops ahead at which a queued task's header is prefetched. */
 #define RING_PREFETCH_HEADER 4
-#define RING_PREFETCH_CONT 2
 
 struct ring {
 	/* head and tail share a line: every operation reads both. */
@@ -146,13 +143,17 @@ static inline struct task *ring_pop(struct ring *r)
 							  memory_order_acquire)) {
 			/* The tasks behind this one are polled soon and may
 			 * have been queued long ago (the ring is FIFO): fetch
-			 * headers and continuations a few polls ahead. */
+			 * a header a few pops ahead (a prefetch never faults,
+			 * and the slot is ours to read). The continuation is
+			 * fetched only for the task we now own: a task still
+			 * in the ring may be stolen, completed and its memory
+			 * reused meanwhile, so its fields are not ours to read. */
 			uint32_t left = tail - real;
 			if (left > RING_PREFETCH_HEADER)
 				__builtin_prefetch(r->buf[(real + RING_PREFETCH_HEADER) & RING_MASK], 1);
-			if (left > RING_PREFETCH_CONT)
-				task_prefetch_cont(r->buf[(real + RING_PREFETCH_CONT) & RING_MASK]);
-			return r->buf[real & RING_MASK];
+			struct task *t = r->buf[real & RING_MASK];
+			task_prefetch_cont(t);
+			return t;
 		}
 	}
 }

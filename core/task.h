@@ -117,9 +117,9 @@ static inline void task_init(struct task *t, const struct task_vtable *vt)
 	t->cont = NULL;
 }
 
-/* Start fetching the lines a task's poll will touch first. Call only for a
- * task whose header was prefetched a while ago: reading `cont` must not
- * miss. */
+/* Start fetching the continuation a task's poll will touch. Only for a task
+ * the caller owns (popped, or in an owner-private buffer): its fields are
+ * not stable otherwise. */
 static inline void task_prefetch_cont(const struct task *t)
 {
 	if (t->cont)

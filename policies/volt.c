@@ -315,10 +315,10 @@ static struct task *prefetch_pop(struct volt_worker *vw)
 	struct task *t = vw->prefetch[vw->pf_head];
 	vw->pf_head = (vw->pf_head + 1) % PREFETCH_MAX;
 	vw->pf_len--;
-	/* Headers were prefetched with the batch; now the continuation of
-	 * the task after next. */
-	if (vw->pf_len > RING_PREFETCH_CONT - 1)
-		task_prefetch_cont(vw->prefetch[(vw->pf_head + RING_PREFETCH_CONT - 1) % PREFETCH_MAX]);
+	/* The buffer is owner-private: the task after next is ours to read.
+	 * Its header was prefetched with the batch; fetch its continuation. */
+	if (vw->pf_len > 1)
+		task_prefetch_cont(vw->prefetch[(vw->pf_head + 1) % PREFETCH_MAX]);
 	return t;
 }
 
