@@ -13,11 +13,15 @@
 	X(polls, "task polls")                                               \
 	X(lifo_polls, "polls of a task taken from the LIFO slot")            \
 	X(local_pops, "tasks popped from the own ring")                     \
+	X(local_pushes, "tasks pushed into the own ring")                   \
+	X(runnext_polls, "polls of a task taken from a runnext slot")        \
+	X(interval_checks, "periodic global-queue checks (interval reached)")\
 	X(global_batches, "batches taken from the global queue")             \
 	X(global_tasks, "tasks taken from the global queue")                 \
 	X(steal_attempts, "steal attempts on a victim")                      \
 	X(steals, "successful steals")                                       \
 	X(tasks_stolen, "tasks moved by successful steals")                  \
+	X(steals_remote, "successful steals from another locality domain")  \
 	X(overflows, "ring overflows to the global queue")                   \
 	X(overflow_tasks, "tasks moved by overflows")                        \
 	X(parks, "times the worker parked")                                  \

@@ -248,6 +248,7 @@ static __attribute__((noinline)) void push_ring_overflow(struct worker *w, struc
 /* Push into the own ring, overflowing to the global queue when full. */
 static inline void push_ring(struct worker *w, struct task *t)
 {
+	w->st.local_pushes++;
 	if (!ring_try_push(&w->sh->ring, t))
 		push_ring_overflow(w, t);
 }
@@ -359,6 +360,7 @@ static struct task *global_batch(struct worker *w)
 		vw->pf_len++;
 	}
 	ring_push_batch(&w->sh->ring, buf + i, got - i);
+	w->st.local_pushes += got - i;
 	return buf[0];
 }
 
@@ -439,6 +441,7 @@ static __attribute__((noinline)) struct task *find_work_slow(struct worker *w)
 		goto found;
 	if (vw->since_global >= vw->interval) {
 		vw->since_global = 0;
+		w->st.interval_checks++;
 		if ((t = global_batch(w)))
 			goto found;
 	}
