@@ -17,6 +17,9 @@ struct runtime;
 struct worker;
 struct engine;
 
+/* A park timeout meaning "until unparked". */
+#define PARK_FOREVER UINT64_MAX
+
 enum park_wake {
 	PARK_WOKEN = 0,		/* an unpark arrived (now or before the park) */
 	PARK_TIMEOUT,		/* the timeout expired first */

@@ -150,10 +150,13 @@ static enum park_wake te_park(struct threads_engine *te, uint32_t id, uint64_t t
 		return PARK_WOKEN;
 	}
 
-	uint64_t deadline = mono_ns() + timeout_ns;
+	bool forever = timeout_ns == PARK_FOREVER;
+	uint64_t deadline = forever ? UINT64_MAX : mono_ns() + timeout_ns;
 	for (;;) {
 		uint64_t now = mono_ns();
-		if (now < deadline) {
+		if (forever) {
+			futex(&p->state, FUTEX_WAIT_PRIVATE, P_PARKED, NULL);
+		} else if (now < deadline) {
 			uint64_t left = deadline - now;
 			struct timespec ts = { .tv_sec = (time_t)(left / 1000000000ull),
 					       .tv_nsec = (long)(left % 1000000000ull) };
