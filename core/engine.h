@@ -39,7 +39,10 @@ struct engine_ops {
 	 * Harness thread: start the runtime's workers, call start(rt, arg)
 	 * (which records the start time and injects the root tasks), return
 	 * when the runtime has finished and its workers have stopped.
-	 * Returns 0 or -errno.
+	 * Returns 0 or -errno: -ETIMEDOUT if the watchdog (rt_config's
+	 * watchdog_ns) stopped a stalled run (a stall report was written),
+	 * -EDEADLK if it could not even stop the workers (the runtime must
+	 * then be leaked, not destroyed).
 	 */
 	int (*run)(struct engine *e, struct runtime *rt,
 		   void (*start)(struct runtime *rt, void *arg), void *arg);

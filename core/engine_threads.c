@@ -14,6 +14,7 @@
  * the word still reads PARKED. FUTEX_WAIT compares the word atomically with
  * the sleep, so an unpark between the CAS and the wait is never lost.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -205,6 +206,9 @@ static void *worker_main(void *argp)
 	return NULL;
 }
 
+static bool watch(struct threads_engine *te, struct runtime *rt);
+static int stop_stalled(struct threads_engine *te, struct runtime *rt);
+
 static int te_run(struct engine *e, struct runtime *rt,
 		  void (*start)(struct runtime *rt, void *arg), void *arg)
 {
@@ -235,14 +239,78 @@ static int te_run(struct engine *e, struct runtime *rt,
 	/* All workers are running before the clock starts. */
 	pthread_barrier_wait(&te->barrier);
 	start(rt, arg);
-	while (atomic_load_explicit(&te->done, memory_order_acquire) == 0)
-		futex(&te->done, FUTEX_WAIT_PRIVATE, 0, NULL);
-	for (uint32_t i = 0; i < te->n; i++)
-		pthread_join(te->threads[i], NULL);
+	bool stalled = watch(te, rt);
+	if (stalled)
+		rc = stop_stalled(te, rt);
+	else
+		for (uint32_t i = 0; i < te->n; i++)
+			pthread_join(te->threads[i], NULL);
 	pthread_barrier_destroy(&te->barrier);
-	free(args);
+	if (rc != -EDEADLK)
+		free(args);	/* workers still running read their args */
 	te->rt = NULL;
-	return 0;
+	return rc;
+}
+
+/*
+ * Wait for the run to finish. With a watchdog, wake every quarter period
+ * (at most 100 ms) and compare the completed-task count with the last
+ * look: a run where no task completes for a whole period has stalled (a
+ * lost wakeup, a lost task). Returns true on a stall.
+ */
+static bool watch(struct threads_engine *te, struct runtime *rt)
+{
+	uint64_t period = rt->cfg.watchdog_ns;
+	uint64_t step = period / 4 < 100000000ull ? period / 4 : 100000000ull;
+	uint64_t seen = 0, since = mono_ns();
+
+	while (atomic_load_explicit(&te->done, memory_order_acquire) == 0) {
+		if (!period) {
+			futex(&te->done, FUTEX_WAIT_PRIVATE, 0, NULL);
+			continue;
+		}
+		struct timespec ts = { .tv_sec = (time_t)(step / 1000000000ull),
+				       .tv_nsec = (long)(step % 1000000000ull) };
+		futex(&te->done, FUTEX_WAIT_PRIVATE, 0, &ts);
+		uint64_t p = rt_progress(rt), now = mono_ns();
+		if (p != seen) {
+			seen = p;
+			since = now;
+		} else if (now - since >= period &&
+			   atomic_load_explicit(&te->done, memory_order_acquire) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A stalled run: mark it aborted, wake every worker so that it leaves its
+ * loop, give them a second to stop, and write the stall report. Workers
+ * stuck inside a task poll cannot be stopped; the report then says it read
+ * moving state, and the caller must not free the runtime.
+ */
+static int stop_stalled(struct threads_engine *te, struct runtime *rt)
+{
+	/* The state as the stall left it: stopping the workers wakes them,
+	 * which clears their parked bits. */
+	struct rt_snapshot snap;
+	bool have_snap = rt_snapshot_take(rt, &snap) == 0;
+	atomic_store_explicit(&rt->finished, RT_ABORTED, memory_order_release);
+	for (uint32_t i = 0; i < te->n; i++)
+		te_unpark(&te->base, i);
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 1;
+	bool all = true;
+	for (uint32_t i = 0; i < te->n; i++)
+		if (pthread_timedjoin_np(te->threads[i], NULL, &deadline) != 0)
+			all = false;
+	if (have_snap) {
+		rt_dump(rt, rt->dump_to ? rt->dump_to : stderr, &snap, all);
+		rt_snapshot_free(&snap);
+	}
+	return all ? -ETIMEDOUT : -EDEADLK;
 }
 
 static void te_finish(struct engine *e, struct runtime *rt)

@@ -39,6 +39,7 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 	rt->cfg = *cfg;
 	rt->sample_on = cfg->sample_period != 0;
 	rt->sample_mask = cfg->sample_period ? cfg->sample_period - 1 : 0;
+	rt->dump_to = stderr;
 	atomic_init(&rt->finished, 0);
 	inject_init(&rt->inject);
 	CHECK(pthread_mutex_init(&rt->outside_pool.lock, NULL) == 0);
@@ -56,6 +57,7 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 		struct worker *w = &rt->workers[i];
 		ring_init(&rt->shared[i].ring);
 		atomic_init(&rt->shared[i].transitioning_to_park, false);
+		atomic_init(&rt->shared[i].progress, 0);
 		w->rt = rt;
 		w->sh = &rt->shared[i];
 		w->index = i;
@@ -161,7 +163,7 @@ void rt_finish(struct runtime *rt, struct worker *w)
 	/* Release: end_ns and the workload's answer are visible to whoever
 	 * sees finished (the harness after the engine's join, workers'
 	 * step loop). */
-	atomic_store_explicit(&rt->finished, 1, memory_order_release);
+	atomic_store_explicit(&rt->finished, RT_FINISHED, memory_order_release);
 	rt->engine->ops->finish(rt->engine, rt);
 }
 
@@ -170,4 +172,84 @@ void rt_total_stats(const struct runtime *rt, struct worker_stats *out)
 	memset(out, 0, sizeof *out);
 	for (uint32_t i = 0; i < rt->nworkers; i++)
 		worker_stats_add(out, &rt->workers[i].st);
+}
+
+uint64_t rt_progress(struct runtime *rt)
+{
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < rt->nworkers; i++)
+		sum += atomic_load_explicit(&rt->shared[i].progress, memory_order_relaxed);
+	return sum;
+}
+
+int rt_snapshot_take(struct runtime *rt, struct rt_snapshot *snap)
+{
+	snap->w = calloc(rt->nworkers, sizeof *snap->w);
+	if (!snap->w)
+		return -ENOMEM;
+	snap->global = inject_len(&rt->inject);
+	snap->searching = atomic_load(&rt->idle.num_searching);
+	snap->parked = atomic_load(&rt->idle.num_parked);
+	snap->bitmap = atomic_load(&rt->idle.parked_bitmap);
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		struct worker_shared *sh = &rt->shared[i];
+		snap->w[i].head = atomic_load(&sh->ring.head);
+		snap->w[i].tail = atomic_load(&sh->ring.tail);
+		snap->w[i].transitioning = atomic_load(&sh->transitioning_to_park);
+		snap->w[i].progress = atomic_load_explicit(&sh->progress, memory_order_relaxed);
+	}
+	return 0;
+}
+
+void rt_snapshot_free(struct rt_snapshot *snap)
+{
+	free(snap->w);
+	snap->w = NULL;
+}
+
+void rt_dump(struct runtime *rt, FILE *f, const struct rt_snapshot *snap, bool stopped)
+{
+	uint64_t in_rings = 0, in_lifo = 0;
+
+	fprintf(f, "stall report: policy %s, %u workers; no task completed within the watchdog "
+		   "period\n", rt->policy->name, rt->nworkers);
+	fprintf(f, "  global queue: %zu tasks\n", snap->global);
+	fprintf(f, "  idle state: %u searching, %u parked, parked bitmap %#018llx\n",
+		snap->searching, snap->parked, (unsigned long long)snap->bitmap);
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		const struct rt_worker_snapshot *ws = &snap->w[i];
+		uint32_t len = ws->tail - ring_real(ws->head);
+		bool parked = i < IDLE_MAX_WORKERS && ((snap->bitmap >> i) & 1);
+		in_rings += len;
+		fprintf(f, "  worker %u: ring %u (head steal %u real %u, tail %u), %s%scompleted %llu",
+			i, len, ring_steal_idx(ws->head), ring_real(ws->head), ws->tail,
+			parked ? "parked, " : "", ws->transitioning ? "transitioning to park, " : "",
+			(unsigned long long)ws->progress);
+		if (!stopped) {
+			fputc('\n', f);
+			continue;
+		}
+		const struct worker *w = &rt->workers[i];
+		in_lifo += w->lifo != NULL;
+		fprintf(f, ", lifo %s\n    counters:", w->lifo ? "occupied" : "empty");
+#define X(name, help) fprintf(f, " %s=%llu", #name, (unsigned long long)w->st.name);
+		WORKER_COUNTERS(X)
+#undef X
+		fputc('\n', f);
+	}
+	if (!stopped)
+		fprintf(f, "  (workers did not stop: LIFO slots and counters not read)\n");
+	if (stopped && rt->policy->dump)
+		rt->policy->dump(rt, f);
+	uint64_t queued = snap->global + in_rings + in_lifo;
+	if (queued && snap->parked && snap->searching == 0)
+		fprintf(f, "  diagnosis: %llu runnable tasks queued while %u workers sleep and none "
+			   "searches: a lost wakeup\n", (unsigned long long)queued, snap->parked);
+	else if (queued == 0)
+		fprintf(f, "  diagnosis: no runnable task queued: the outstanding tasks wait for "
+			   "something that never comes (a lost task or a lost wake)\n");
+	else
+		fprintf(f, "  diagnosis: %llu runnable tasks queued, %u searching, %u parked: the "
+			   "running tasks do not complete\n", (unsigned long long)queued,
+			snap->searching, snap->parked);
 }

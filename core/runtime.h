@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "check.h"
 #include "engine.h"
@@ -39,6 +40,9 @@ struct worker_shared {
 	/* Set by the owner while it runs its park sequence; a local schedule
 	 * that sees it goes to the global queue with a notify instead. */
 	CACHE_ALIGNED _Atomic bool transitioning_to_park;
+	/* Tasks completed on this worker, published (relaxed) after every
+	 * completion for the watchdog, which only compares values. */
+	_Atomic uint64_t progress;
 };
 
 struct worker {
@@ -65,7 +69,11 @@ struct rt_config {
 	uint64_t seed;
 	uint32_t sample_period;	/* sample 1 in N local schedules (power of 2); 0 = none */
 	int hist_digits;	/* significant digits of every histogram */
+	uint64_t watchdog_ns;	/* stop a run when no task completes this long; 0 = off */
 };
+
+/* rt->finished */
+enum { RT_RUNNING = 0, RT_FINISHED = 1, RT_ABORTED = 2 };
 
 struct runtime {
 	uint32_t nworkers;
@@ -83,9 +91,10 @@ struct runtime {
 	struct worker_shared *shared;	/* [nworkers], cache aligned */
 	struct worker *workers;		/* [nworkers], cache aligned */
 
-	CACHE_ALIGNED _Atomic uint32_t finished;
+	CACHE_ALIGNED _Atomic uint32_t finished;	/* RT_RUNNING, RT_FINISHED, RT_ABORTED */
 	uint64_t start_ns, end_ns;
 	void *user;			/* the workload instance */
+	FILE *dump_to;			/* where a stall report goes (stderr) */
 };
 
 #define HIST_HIGHEST_NS (3600ull * 1000000000ull)	/* an hour */
@@ -144,10 +153,49 @@ static inline void rt_compute(struct worker *w, uint64_t ns)
 	w->rt->engine->ops->compute(w->rt->engine, w, ns);
 }
 
+/* The run is over (finished, or stopped by the watchdog): workers leave
+ * their loop at the next step, and a task that waits on another may stop
+ * waiting. */
 static inline bool rt_finished(struct runtime *rt)
 {
-	return atomic_load_explicit(&rt->finished, memory_order_acquire) != 0;
+	return atomic_load_explicit(&rt->finished, memory_order_acquire) != RT_RUNNING;
 }
+
+static inline bool rt_aborted(struct runtime *rt)
+{
+	return atomic_load_explicit(&rt->finished, memory_order_acquire) == RT_ABORTED;
+}
+
+/* Tasks completed so far, summed over workers (any thread; approximate
+ * while the run goes on). */
+uint64_t rt_progress(struct runtime *rt);
+
+/*
+ * The scheduler state a stall report shows, read through atomics only, so
+ * that it can be taken while workers run (the watchdog takes it the moment
+ * it sees the stall, before waking anyone to stop them).
+ */
+struct rt_snapshot {
+	size_t global;
+	uint32_t searching, parked;
+	uint64_t bitmap;
+	struct rt_worker_snapshot {
+		uint64_t head;
+		uint32_t tail;
+		bool transitioning;
+		uint64_t progress;
+	} *w;			/* [nworkers] */
+};
+
+int rt_snapshot_take(struct runtime *rt, struct rt_snapshot *snap);
+void rt_snapshot_free(struct rt_snapshot *snap);
+
+/*
+ * Write the stall report: the snapshot (queue lengths, parked bitmap,
+ * searching and parked counts), and, once the workers have stopped
+ * (`stopped`), each worker's LIFO slot and counters; then a diagnosis.
+ */
+void rt_dump(struct runtime *rt, FILE *f, const struct rt_snapshot *snap, bool stopped);
 
 /* One tick of the worker loop: the engine calls this until it returns
  * STEP_EXIT, parking when it returns STEP_PARK. */

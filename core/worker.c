@@ -26,6 +26,8 @@ void worker_run_task(struct worker *w, struct task *t)
 	if (r == TASK_DONE) {
 		task_complete(t);
 		w->st.completions++;
+		/* Relaxed: the watchdog only compares successive values. */
+		atomic_store_explicit(&w->sh->progress, w->st.completions, memory_order_relaxed);
 		if (t->vt->drop)
 			t->vt->drop(t, w);
 		return;

@@ -32,6 +32,7 @@ enum opt_id {
 	OPT_SEED,
 	OPT_SAMPLE,
 	OPT_HIST_DIGITS,
+	OPT_WATCHDOG,
 	OPT_JSON,
 	OPT_NO_JSON,
 	OPT_NO_BASELINE,
@@ -50,11 +51,13 @@ struct opt {
 };
 
 static const struct opt opts[] = {
-	{ "policy", OPT_POLICY, true, false, "NAME", "scheduling policy (see --list)" },
+	{ "policy", OPT_POLICY, true, false, "NAME[,NAME...]|all",
+	  "scheduling policy, a comma list, or all: several are compared in one run" },
 	{ "workload", OPT_WORKLOAD, true, false, "NAME", "workload (see --list)" },
 	{ "workers", OPT_WORKERS, true, false, "N",
 	  "worker threads, 1..1024 (default: online CPUs)" },
-	{ "set", OPT_SET, true, true, "KNOB=V", "override a policy knob (repeatable)" },
+	{ "set", OPT_SET, true, true, "[POLICY.]KNOB=V",
+	  "override a knob of every selected policy that has it, or of one (repeatable)" },
 	{ "param", OPT_PARAM, true, true, "NAME=V", "set a workload parameter (repeatable)" },
 	{ "trials", OPT_TRIALS, true, false, "N", "measured trials, 1..1000 (default 5)" },
 	{ "warmup", OPT_WARMUP, true, false, "N", "discarded warm-up trials, 0..100 (default 1)" },
@@ -64,6 +67,9 @@ static const struct opt opts[] = {
 	  "(default: the workload's)" },
 	{ "hist-digits", OPT_HIST_DIGITS, true, false, "N",
 	  "histogram significant digits, 1..5 (default 3)" },
+	{ "watchdog", OPT_WATCHDOG, true, false, "SEC",
+	  "stop a run in which no task completes for SEC seconds, report its state, exit 3; "
+	  "0 = off (default 30)" },
 	{ "json", OPT_JSON, true, false, "PATH",
 	  "result file (default: a new file in the results dir)" },
 	{ "no-json", OPT_NO_JSON, false, false, NULL, "write no result file" },
@@ -180,17 +186,51 @@ static int parse_u32(const char *opt, const char *text, uint32_t lo, uint32_t hi
  * program (knob resolution, checks, the per-policy run loop in main) ready
  * for comma-separated lists.
  */
+static int add_policy(struct cli *c, const struct policy *p, char *err, size_t len)
+{
+	for (size_t i = 0; i < c->npolicies; i++)
+		if (c->policies[i].policy == p)
+			return fail(err, len, "policy '%s' given twice", p->name);
+	if (c->npolicies == CLI_MAX_POLICIES)
+		return fail(err, len, "more than %d policies", CLI_MAX_POLICIES);
+	c->policies[c->npolicies++].policy = p;
+	return 0;
+}
+
+/* NAME, a comma-separated list of names, or `all` (every policy that is
+ * not a test-only variant), in the order given. */
 static int parse_policies(struct cli *c, const char *text, char *err, size_t len)
 {
-	const struct policy *p = policy_find(text);
-	if (!p) {
-		char valid[512];
-		valid_policies(valid, sizeof valid);
-		return fail(err, len, "unknown policy '%s' (valid: %s)", text, valid);
+	char name[CLI_NAME_MAX];
+	int rc;
+
+	c->npolicies = 0;
+	if (strcmp(text, "all") == 0) {
+		for (size_t i = 0; policy_table[i]; i++)
+			if (!policy_table[i]->test_only && (rc = add_policy(c, policy_table[i], err, len)))
+				return rc;
+		return 0;
 	}
-	c->policies[0].policy = p;
-	c->npolicies = 1;
-	return 0;
+	for (const char *p = text;; p++) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n == 0 || n >= sizeof name)
+			return fail(err, len, "bad policy list '%s' (names separated by commas, or all)",
+				    text);
+		memcpy(name, p, n);
+		name[n] = '\0';
+		const struct policy *pol = policy_find(name);
+		if (!pol) {
+			char valid[512];
+			valid_policies(valid, sizeof valid);
+			return fail(err, len, "unknown policy '%s' (valid: %s, or all)", name, valid);
+		}
+		if ((rc = add_policy(c, pol, err, len)))
+			return rc;
+		if (!end)
+			return 0;
+		p = end;
+	}
 }
 
 static int parse_workload(struct cli *c, const char *text, char *err, size_t len)
@@ -265,6 +305,13 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 		if (rc == 0)
 			c->hist_digits = (int)u;
 		return rc;
+	case OPT_WATCHDOG: {
+		uint64_t sec;
+		rc = parse_uint(o->name, v, 0, 86400, &sec, err, len);
+		if (rc == 0)
+			c->watchdog_ns = sec * 1000000000ull;
+		return rc;
+	}
 	case OPT_JSON:
 		if (v[0] == '\0')
 			return fail(err, len, "--json needs a non-empty path");
@@ -334,6 +381,43 @@ static int parse_one(struct cli *c, int argc, char **argv, int *i, char *err, si
 	return apply_opt(c, o, v, err, len);
 }
 
+/*
+ * --set KNOB=V applies to every selected policy that has KNOB; --set
+ * POLICY.KNOB=V to that policy only. Each must apply somewhere.
+ */
+static const char *set_target(const char *name, const struct policy *p)
+{
+	size_t n = strlen(p->name);
+	if (strncmp(name, p->name, n) == 0 && name[n] == '.')
+		return name + n + 1;
+	return strchr(name, '.') ? NULL : name;
+}
+
+static int check_sets(struct cli *c, char *err, size_t len)
+{
+	for (size_t i = 0; i < c->nsets; i++) {
+		bool used = false;
+		for (size_t j = 0; j < c->npolicies && !used; j++) {
+			const struct policy *p = c->policies[j].policy;
+			const char *k = set_target(c->sets[i].name, p);
+			used = k && knob_find(p->knobs, p->nknobs, k) >= 0;
+		}
+		if (used)
+			continue;
+		if (c->npolicies == 1) {
+			const struct policy *p = c->policies[0].policy;
+			char valid[512];
+			valid_knobs(p->knobs, p->nknobs, valid, sizeof valid);
+			return fail(err, len, "unknown knob '%s' for policy %s (valid: %s)",
+				    c->sets[i].name, p->name, valid);
+		}
+		return fail(err, len,
+			    "knob '%s' belongs to none of the selected policies (see --list; "
+			    "POLICY.KNOB targets one)", c->sets[i].name);
+	}
+	return 0;
+}
+
 static int resolve_knobs(struct cli *c, struct cli_policy *cp, char *err, size_t len)
 {
 	const struct policy *p = cp->policy;
@@ -346,13 +430,10 @@ static int resolve_knobs(struct cli *c, struct cli_policy *cp, char *err, size_t
 	}
 	knob_defaults(p->knobs, p->nknobs, cp->knobs);
 	for (size_t i = 0; i < c->nsets; i++) {
-		int k = knob_find(p->knobs, p->nknobs, c->sets[i].name);
-		if (k < 0) {
-			char valid[512];
-			valid_knobs(p->knobs, p->nknobs, valid, sizeof valid);
-			return fail(err, len, "unknown knob '%s' for policy %s (valid: %s)",
-				    c->sets[i].name, p->name, valid);
-		}
+		const char *name = set_target(c->sets[i].name, p);
+		int k = name ? knob_find(p->knobs, p->nknobs, name) : -1;
+		if (k < 0)
+			continue;	/* another selected policy's knob */
 		if (knob_parse(&p->knobs[k], c->sets[i].value, &cp->knobs[k], why,
 			       sizeof why))
 			return fail(err, len, "policy %s: %s", p->name, why);
@@ -434,6 +515,12 @@ static int resolve(struct cli *c, char *err, size_t len)
 	}
 	if (c->json_path && c->no_json)
 		return fail(err, len, "--json and --no-json exclude each other");
+	if (c->json_path && c->npolicies > 1)
+		return fail(err, len, "--json names one file; with several policies each gets "
+				      "its own default file (or use --no-json)");
+	rc = check_sets(c, err, len);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < c->npolicies; i++) {
 		rc = resolve_knobs(c, &c->policies[i], err, len);
 		if (rc)
@@ -463,6 +550,7 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t len)
 	c->warmup = 1;
 	c->seed = 1;
 	c->hist_digits = 3;
+	c->watchdog_ns = 30ull * 1000000000ull;
 
 	for (int i = 1; i < argc; i++) {
 		int rc = parse_one(c, argc, argv, &i, err, len);
@@ -538,7 +626,8 @@ void cli_list(FILE *f)
 	fprintf(f, "policies (knobs: --set NAME=VALUE; columns: name, default, range, meaning):\n");
 	for (size_t i = 0; i < policy_count(); i++) {
 		const struct policy *p = policy_table[i];
-		fprintf(f, "  %s - %s\n", p->name, p->summary ? p->summary : "");
+		fprintf(f, "  %s - %s%s\n", p->name, p->test_only ? "[kept for tests, not in all] " : "",
+			p->summary ? p->summary : "");
 		list_knobs(f, p->knobs, p->nknobs);
 	}
 	fprintf(f, "\nworkloads (parameters: --param NAME=VALUE; same columns):\n");

@@ -53,6 +53,7 @@ struct cli {
 	uint64_t seed;
 	uint32_t sample_period;	/* resolved: --sample or the workload's default */
 	int hist_digits;
+	uint64_t watchdog_ns;	/* 0 = off */
 	const char *json_path;	/* NULL: the default name under the results dir */
 	bool no_json, no_baseline;
 

@@ -11,6 +11,7 @@
 #include "driver.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -24,7 +25,6 @@
 #include "core/runtime.h"
 #include "policies/policy.h"
 
-enum run_kind { RUN_BASELINE, RUN_PARALLEL };
 
 /* The stream of the shuffle generator; distinct from the workers' streams. */
 #define ORDER_STREAM 0x6f72646572ull
@@ -167,6 +167,7 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		.seed = seed,
 		.sample_period = cfg->sample_period,
 		.hist_digits = cfg->hist_digits,
+		.watchdog_ns = cfg->watchdog_ns,
 	};
 	struct runtime *rt = NULL;
 	struct start_ctx ctx = { wl, NULL };
@@ -192,6 +193,16 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 	}
 	rt->user = ctx.inst;
 	rc = e->ops->run(e, rt, start_cb, &ctx);
+	if (rc == -ETIMEDOUT || rc == -EDEADLK) {
+		fail(rc, err, len, "%s under %s stalled: no task completed for %.3g s (stall report "
+			 "above)", wl->name, cfg->policy->name, cfg->watchdog_ns / 1e9);
+		if (rc == -EDEADLK) {
+			/* Workers are stuck inside a task: nothing can be freed. */
+			fprintf(stderr, "harness: %s\n", err);
+			_exit(DRIVER_EXIT_STALL);
+		}
+		goto out;
+	}
 	if (rc) {
 		fail(rc, err, len, "engine %s: run failed: %s", e->ops->name, strerror(-rc));
 		goto out;
@@ -231,17 +242,6 @@ static void progress_parallel(const char *phase, uint32_t i, uint32_t n,
 		i + 1, n, cfg->policy->name, ms, t->ns_per_task, 100 * t->util_total);
 }
 
-/* Fisher-Yates over the kinds; indices within a kind keep their order. */
-static void shuffle(unsigned char *order, size_t n, struct rng *r)
-{
-	for (size_t i = n; i > 1; i--) {
-		size_t j = rng_below(r, (uint32_t)i);
-		unsigned char t = order[i - 1];
-		order[i - 1] = order[j];
-		order[j] = t;
-	}
-}
-
 struct phase {
 	const char *name;	/* "warmup" or "trial" */
 	uint32_t n;
@@ -255,36 +255,67 @@ struct scratch {
 	struct trial t;
 };
 
-static int run_phase(const struct run_config *cfg, struct run_result *res, struct scratch *s,
-		     const struct phase *ph, struct rng *r, char *err, size_t len)
+/* One run of a phase: a parallel trial of configuration `cfg`, or (cfg ==
+ * BASELINE_CFG) a sequential baseline trial, shared by all configurations. */
+struct slot {
+	uint16_t cfg;
+};
+#define BASELINE_CFG UINT16_MAX
+
+static void shuffle_slots(struct slot *order, size_t n, struct rng *r)
 {
-	size_t nruns = (size_t)ph->n * (cfg->baseline ? 2 : 1);
-	unsigned char *order = malloc(nruns ? nruns : 1);
-	uint32_t bi = 0, pi = 0;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = rng_below(r, (uint32_t)i);
+		struct slot t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
+/*
+ * Every trial of every configuration, and the baseline trials, in one order
+ * shuffled by the seed: configurations compared in one run see the same
+ * machine, whatever regime it drifts through. Trial i of every
+ * configuration runs with the same seed.
+ */
+static int run_phase(const struct run_config *cfgs, size_t ncfg, struct run_result *res,
+		     struct scratch *s, const struct phase *ph, struct rng *r, char *err,
+		     size_t len)
+{
+	bool baseline = cfgs[0].baseline;
+	size_t nruns = (size_t)ph->n * (ncfg + (baseline ? 1 : 0));
+	struct slot *order = malloc((nruns ? nruns : 1) * sizeof *order);
+	uint32_t *pi = calloc(ncfg, sizeof *pi);
+	uint32_t bi = 0;
 	int rc = 0;
 
-	if (!order)
+	if (!order || !pi) {
+		free(order);
+		free(pi);
 		return fail(-ENOMEM, err, len, "out of memory");
+	}
 	for (size_t i = 0; i < nruns; i++)
-		order[i] = i < ph->n ? RUN_PARALLEL : RUN_BASELINE;
-	shuffle(order, nruns, r);
+		order[i].cfg = i / ph->n < ncfg ? (uint16_t)(i / ph->n) : BASELINE_CFG;
+	shuffle_slots(order, nruns, r);
 	for (size_t i = 0; i < nruns && rc == 0; i++) {
-		if (order[i] == RUN_BASELINE) {
-			struct baseline_trial *b = ph->measured ? &res->baseline[bi] : &s->b;
-			rc = run_baseline(cfg, ph->seed0 + bi, b, err, len);
+		if (order[i].cfg == BASELINE_CFG) {
+			struct baseline_trial *b = ph->measured ? &res[0].baseline[bi] : &s->b;
+			rc = run_baseline(&cfgs[0], ph->seed0 + bi, b, err, len);
 			if (rc == 0)
 				progress_baseline(ph->name, bi, ph->n, b);
 			bi++;
 		} else {
-			struct trial *t = ph->measured ? &res->trials[pi] : &s->t;
-			rc = run_parallel(cfg, ph->seed0 + pi, t,
-					  ph->measured ? &res->sched_delay : NULL, err, len);
+			size_t c = order[i].cfg;
+			struct trial *t = ph->measured ? &res[c].trials[pi[c]] : &s->t;
+			rc = run_parallel(&cfgs[c], ph->seed0 + pi[c], t,
+					  ph->measured ? &res[c].sched_delay : NULL, err, len);
 			if (rc == 0)
-				progress_parallel(ph->name, pi, ph->n, cfg, t);
-			pi++;
+				progress_parallel(ph->name, pi[c], ph->n, &cfgs[c], t);
+			pi[c]++;
 		}
 	}
 	free(order);
+	free(pi);
 	return rc;
 }
 
@@ -368,30 +399,45 @@ static int finish(const struct run_config *cfg, struct run_result *res)
 	return 0;
 }
 
-int driver_run(const struct run_config *cfg, struct run_result *res, char *err, size_t len)
+int driver_run_many(const struct run_config *cfgs, size_t ncfg, struct run_result *res,
+		    char *err, size_t len)
 {
+	const struct run_config *cfg = &cfgs[0];
 	struct phase warm = { "warmup", cfg->warmup, cfg->seed + cfg->trials, false };
 	struct phase meas = { "trial", cfg->trials, cfg->seed, true };
 	struct scratch s = { 0 };
 	struct rng r;
-	int rc;
+	size_t made = 0;
+	int rc = 0;
 
+	if (ncfg == 0 || ncfg >= BASELINE_CFG)
+		return fail(-EINVAL, err, len, "bad number of configurations: %zu", ncfg);
 	rng_seed(&r, cfg->seed, ORDER_STREAM);
-	rc = alloc_result(cfg, res);
+	for (; made < ncfg && rc == 0; made++)
+		rc = alloc_result(&cfgs[made], &res[made]);
 	if (rc == 0)
 		rc = alloc_trial(&s.t, cfg->workers);
 	if (rc) {
 		fail(rc, err, len, "out of memory");
 		goto out;
 	}
-	rc = run_phase(cfg, res, &s, &warm, &r, err, len);
+	rc = run_phase(cfgs, ncfg, res, &s, &warm, &r, err, len);
 	if (rc == 0)
-		rc = run_phase(cfg, res, &s, &meas, &r, err, len);
-	if (rc == 0 && finish(cfg, res) != 0)
-		rc = fail(-ENOMEM, err, len, "out of memory");
+		rc = run_phase(cfgs, ncfg, res, &s, &meas, &r, err, len);
+	for (size_t c = 1; rc == 0 && c < ncfg && res[0].baseline; c++)
+		memcpy(res[c].baseline, res[0].baseline, cfg->trials * sizeof *res[0].baseline);
+	for (size_t c = 0; rc == 0 && c < ncfg; c++)
+		if (finish(&cfgs[c], &res[c]) != 0)
+			rc = fail(-ENOMEM, err, len, "out of memory");
 out:
 	free_trial(&s.t);
 	if (rc)
-		run_result_free(res);
+		for (size_t c = 0; c < made; c++)
+			run_result_free(&res[c]);
 	return rc;
+}
+
+int driver_run(const struct run_config *cfg, struct run_result *res, char *err, size_t len)
+{
+	return driver_run_many(cfg, 1, res, err, len);
 }

@@ -26,6 +26,7 @@ struct run_config {
 	uint64_t seed;			/* trial i runs with seed + i */
 	uint32_t sample_period;
 	int hist_digits;
+	uint64_t watchdog_ns;		/* 0 = off */
 	bool baseline;
 };
 
@@ -80,13 +81,24 @@ struct run_result {
 	struct hist sched_delay;		/* merged over workers and trials */
 };
 
+/* The exit status of a run the watchdog stopped. */
+#define DRIVER_EXIT_STALL 3
+
 /*
  * Run cfg's warm-up and measured trials. Returns 0 with res filled (free it
  * with run_result_free), or -errno with one line in err: a workload that
  * computed a wrong answer, a runtime or engine that could not be created,
- * memory exhaustion. Progress goes to stderr.
+ * memory exhaustion, or -ETIMEDOUT for a run the watchdog stopped (its stall
+ * report is on stderr). Progress goes to stderr.
  */
 int driver_run(const struct run_config *cfg, struct run_result *res, char *err, size_t len);
+/*
+ * The same for ncfg configurations that differ only in policy and knobs:
+ * all their trials and one shared baseline run in one shuffled order, and
+ * res[i] gets configuration i's figures (each with the shared baseline).
+ */
+int driver_run_many(const struct run_config *cfgs, size_t ncfg, struct run_result *res,
+		    char *err, size_t len);
 void run_result_free(struct run_result *res);
 
 /* The median of v[0..n) (mean of the middle two for even n); sorts v. */

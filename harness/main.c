@@ -6,6 +6,7 @@
  * starts and before any file is created. Data goes to stdout, progress and
  * errors to stderr.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 
@@ -71,11 +72,9 @@ static int finish_output(const struct run_config *cfg, const struct run_result *
 	return rc;
 }
 
-/* One (policy, workload) configuration, from output file to summary. */
-static int run_policy(const struct cli *c, const struct cli_policy *cp,
-		      const struct provenance *pv)
+static struct run_config make_config(const struct cli *c, const struct cli_policy *cp)
 {
-	const struct run_config cfg = {
+	return (struct run_config){
 		.policy = cp->policy,
 		.wl = c->wl,
 		.knobs = cp->knobs,
@@ -86,33 +85,60 @@ static int run_policy(const struct cli *c, const struct cli_policy *cp,
 		.seed = c->seed,
 		.sample_period = c->sample_period,
 		.hist_digits = c->hist_digits,
+		.watchdog_ns = c->watchdog_ns,
 		.baseline = !c->no_baseline,
 	};
-	struct result_file rf = { .fd = -1 };
-	struct run_result res;
+}
+
+/*
+ * Every selected policy, from output files to summary: one policy gets the
+ * full summary, several get their trials interleaved and one comparison
+ * table. Each policy's result goes to its own file.
+ */
+static int run_policies(const struct cli *c, const struct provenance *pv)
+{
+	size_t n = c->npolicies;
+	struct run_config cfgs[CLI_MAX_POLICIES] = { 0 };
+	struct result_file rf[CLI_MAX_POLICIES];
+	struct run_result res[CLI_MAX_POLICIES];
 	char err[1024];
 	int status = 0;
 
-	if (!c->no_json && prepare_output(c, &cfg, pv, &rf, err, sizeof err)) {
-		print_error(err);
-		return EXIT_RUN_FAILED;
+	for (size_t i = 0; i < n; i++) {
+		cfgs[i] = make_config(c, &c->policies[i]);
+		rf[i] = (struct result_file){ .fd = -1, .slot = -1 };
 	}
-	report_header(stdout, &cfg, pv);
+	for (size_t i = 0; i < n && !c->no_json; i++) {
+		if (prepare_output(c, &cfgs[i], pv, &rf[i], err, sizeof err)) {
+			print_error(err);
+			while (i--)
+				result_file_abort(&rf[i]);
+			return EXIT_RUN_FAILED;
+		}
+	}
+	report_header(stdout, cfgs, n, pv);
 	fflush(stdout);
-	if (driver_run(&cfg, &res, err, sizeof err)) {
-		if (!c->no_json)
-			result_file_abort(&rf);
+	int rc = driver_run_many(cfgs, n, res, err, sizeof err);
+	if (rc) {
+		for (size_t i = 0; i < n && !c->no_json; i++)
+			result_file_abort(&rf[i]);
 		print_error(err);
-		return EXIT_RUN_FAILED;
+		return rc == -ETIMEDOUT ? DRIVER_EXIT_STALL : EXIT_RUN_FAILED;
 	}
-	report_summary(stdout, &cfg, &res);
-	if (c->no_json) {
-		printf("\nresult: none (--no-json)\n");
-	} else if (finish_output(&cfg, &res, pv, &rf, err, sizeof err)) {
-		print_error(err);
-		status = EXIT_RUN_FAILED;
+	if (n == 1)
+		report_summary(stdout, &cfgs[0], &res[0]);
+	else
+		report_compare(stdout, cfgs, res, n);
+	for (size_t i = 0; i < n; i++) {
+		if (c->no_json) {
+			if (i == 0)
+				printf("\nresult: none (--no-json)\n");
+		} else if (finish_output(&cfgs[i], &res[i], pv, &rf[i], err, sizeof err)) {
+			print_error(err);
+			status = EXIT_RUN_FAILED;
+		}
+		run_result_free(&res[i]);
 	}
-	run_result_free(&res);
 	fflush(stdout);
 	return status;
 }
@@ -153,8 +179,7 @@ int main(int argc, char **argv)
 		cli_free(&c);
 		return EXIT_RUN_FAILED;
 	}
-	for (size_t i = 0; i < c.npolicies && status == 0; i++)
-		status = run_policy(&c, &c.policies[i], &pv);
+	status = run_policies(&c, &pv);
 	provenance_free(&pv);
 	cli_free(&c);
 	return status;

@@ -91,11 +91,15 @@ static void print_values(FILE *f, const struct knob_def *defs, size_t n, const d
 		fprintf(f, only_changed ? "all at defaults" : "none");
 }
 
-void report_header(FILE *f, const struct run_config *cfg, const struct provenance *pv)
+void report_header(FILE *f, const struct run_config *cfg, size_t ncfg,
+		   const struct provenance *pv)
 {
-	fprintf(f, "policy     %s (knobs: ", cfg->policy->name);
-	print_values(f, cfg->policy->knobs, cfg->policy->nknobs, cfg->knobs, true);
-	fprintf(f, ")\nworkload   %s (", cfg->wl->name);
+	for (size_t c = 0; c < ncfg; c++) {
+		fprintf(f, "%s %s (knobs: ", c ? "          " : "policy    ", cfg[c].policy->name);
+		print_values(f, cfg[c].policy->knobs, cfg[c].policy->nknobs, cfg[c].knobs, true);
+		fprintf(f, ")\n");
+	}
+	fprintf(f, "workload   %s (", cfg->wl->name);
 	print_values(f, cfg->wl->params, cfg->wl->nparams, cfg->params, false);
 	fprintf(f, ")\nworkers    %" PRIu32 "\nengine     threads\nallocator  %s\n",
 		cfg->workers, pv->allocator);
@@ -445,6 +449,46 @@ static json_t *provenance_json(const struct provenance *pv)
 			 "command_line", pv->command_line ? pv->command_line : "");
 }
 
+static double trial_ns_per_task(const struct run_result *r, uint32_t i)
+{
+	return r->trials[i].ns_per_task;
+}
+
+/*
+ * One row per configuration: median ns per task with its spread over the
+ * trials (min..max), median throughput, median makespan relative to the
+ * first configuration's, utilization and the counters that tell designs
+ * apart. Every figure comes from trials interleaved in one run.
+ */
+void report_compare(FILE *f, const struct run_config *cfg, const struct run_result *res,
+		    size_t ncfg)
+{
+	fprintf(f, "\n%-20s %9s %19s %13s %9s %6s %10s %10s %8s\n", "policy", "ns/task",
+		"spread (min..max)", "tasks/s", "time/1st", "util%", "steals", "global", "parks");
+	for (size_t c = 0; c < ncfg; c++) {
+		const struct run_result *r = &res[c];
+		double lo = INFINITY, hi = -INFINITY;
+		for (uint32_t i = 0; i < r->ntrials; i++) {
+			double v = trial_ns_per_task(r, i);
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		char spread[40];
+		snprintf(spread, sizeof spread, "%.1f .. %.1f", lo, hi);
+		fprintf(f, "%-20s %9.1f %19s %13.0f %9.2f %6.1f %10" PRIu64 " %10" PRIu64
+			   " %8" PRIu64 "\n",
+			cfg[c].policy->name, r->median.ns_per_task, spread, r->median.tasks_per_s,
+			r->median.makespan_ns / res[0].median.makespan_ns, 100 * r->median.util_total,
+			r->total.steals / r->ntrials, r->total.global_tasks / r->ntrials,
+			r->total.parks / r->ntrials);
+	}
+	if (!isnan(res[0].baseline_median_ns_per_task))
+		fprintf(f, "baseline (sequential) %.1f ns/task; steals, global tasks and parks are "
+			   "per trial\n", res[0].baseline_median_ns_per_task);
+	else
+		fprintf(f, "steals, global tasks and parks are per trial\n");
+}
+
 json_t *report_json(const struct run_config *cfg, const struct run_result *res,
 		    const struct provenance *pv)
 {
@@ -472,16 +516,20 @@ json_t *report_json(const struct run_config *cfg, const struct run_result *res,
 /* ---- the result file -------------------------------------------------- */
 
 /*
- * The signal handler may only touch these: a path in static storage and a
- * flag. unlink() and _exit() are async-signal-safe; nothing else is called.
+ * The signal handler may only touch these: paths in static storage and
+ * flags, one slot per open result file (a comparison run has one per
+ * policy). unlink() and _exit() are async-signal-safe; nothing else is
+ * called.
  */
-static char cleanup_path[PATH_MAX];
-static volatile sig_atomic_t cleanup_armed;
+#define CLEANUP_SLOTS 64
+static char cleanup_path[CLEANUP_SLOTS][PATH_MAX];
+static volatile sig_atomic_t cleanup_armed[CLEANUP_SLOTS];
 
 static void on_signal(int sig)
 {
-	if (cleanup_armed)
-		unlink(cleanup_path);
+	for (int i = 0; i < CLEANUP_SLOTS; i++)
+		if (cleanup_armed[i])
+			unlink(cleanup_path[i]);
 	_exit(128 + sig);
 }
 
@@ -507,17 +555,26 @@ static void install_handlers(void)
 	}
 }
 
-static void arm(const char *tmp)
+/* Returns the slot, or -1 if every slot is in use. */
+static int arm(const char *tmp)
 {
-	snprintf(cleanup_path, sizeof cleanup_path, "%s", tmp);
-	/* The path must be complete before the handler can see the flag. */
-	atomic_signal_fence(memory_order_seq_cst);
-	cleanup_armed = 1;
+	for (int i = 0; i < CLEANUP_SLOTS; i++) {
+		if (cleanup_armed[i])
+			continue;
+		snprintf(cleanup_path[i], sizeof cleanup_path[i], "%s", tmp);
+		/* The path must be complete before the handler can see the flag. */
+		atomic_signal_fence(memory_order_seq_cst);
+		cleanup_armed[i] = 1;
+		return i;
+	}
+	return -1;
 }
 
-static void disarm(void)
+static void disarm(int slot)
 {
-	cleanup_armed = 0;
+	if (slot < 0)
+		return;
+	cleanup_armed[slot] = 0;
 	atomic_signal_fence(memory_order_seq_cst);
 }
 
@@ -541,11 +598,15 @@ int result_file_open(struct result_file *rf, const char *path, char *err, size_t
 		return -ENAMETOOLONG;
 	}
 	install_handlers();
-	arm(rf->tmp);
+	rf->slot = arm(rf->tmp);
+	if (rf->slot < 0) {
+		snprintf(err, len, "too many result files open at once");
+		return -EMFILE;
+	}
 	rf->fd = open(rf->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (rf->fd < 0) {
 		int e = errno;
-		disarm();
+		disarm(rf->slot);
 		snprintf(err, len, "cannot create %s: %s", rf->tmp, strerror(e));
 		return -e;
 	}
@@ -588,7 +649,7 @@ int result_file_commit(struct result_file *rf, json_t *doc, char *err, size_t le
 		snprintf(err, len, "cannot write %s: %s", rf->path, strerror(-rc));
 		unlink(rf->tmp);
 	}
-	disarm();
+	disarm(rf->slot);
 	return rc;
 }
 
@@ -598,7 +659,7 @@ void result_file_abort(struct result_file *rf)
 		close(rf->fd);
 	rf->fd = -1;
 	unlink(rf->tmp);
-	disarm();
+	disarm(rf->slot);
 }
 
 /* mkdir -p: every missing component, with the umask's permissions. */

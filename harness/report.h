@@ -20,7 +20,12 @@ struct provenance;
 #define RESULT_SCHEMA_VERSION 1
 
 /* Before the run: what is about to be measured. */
-void report_header(FILE *f, const struct run_config *cfg, const struct provenance *pv);
+/* The configuration header; ncfg > 1 lists every compared policy. */
+void report_header(FILE *f, const struct run_config *cfg, size_t ncfg,
+		   const struct provenance *pv);
+/* The comparison table of several configurations run together. */
+void report_compare(FILE *f, const struct run_config *cfg, const struct run_result *res,
+		    size_t ncfg);
 /* After the run: trials, medians, baseline, sched delay, counters. */
 void report_summary(FILE *f, const struct run_config *cfg, const struct run_result *res);
 /* The result document; NULL if memory ran out. */
@@ -38,6 +43,7 @@ struct result_file {
 	char path[PATH_MAX];
 	char tmp[PATH_MAX];
 	int fd;
+	int slot;	/* signal-cleanup slot while the temporary file exists */
 };
 
 /* 0, or -errno with one line in err. */

@@ -32,6 +32,9 @@
  *                   park with *timeout_ns set (the engine waits), false to
  *                   run another tick. Runs the policy's sleep protocol.
  *   unparked        owner, when the engine's park returns.
+ *   dump            any thread, for a stall report (core/runtime.h rt_dump):
+ *                   write policy-specific state. Optional; may read moving
+ *                   state, so it reads atomics only unless workers stopped.
  */
 #ifndef HARNESS_POLICIES_POLICY_H
 #define HARNESS_POLICIES_POLICY_H
@@ -52,6 +55,9 @@ enum sched_kind {
 struct policy {
 	const char *name;
 	const char *summary;
+	/* Kept for tests (a deliberately broken variant): listed apart by
+	 * --list and left out of --policy=all. */
+	bool test_only;
 	const struct knob_def *knobs;
 	size_t nknobs;
 
@@ -67,6 +73,7 @@ struct policy {
 	void (*tick_end)(struct worker *w, uint32_t polls, uint64_t elapsed_ns);
 	bool (*park)(struct worker *w, uint64_t *timeout_ns);
 	void (*unparked)(struct worker *w, enum park_wake how);
+	void (*dump)(struct runtime *rt, FILE *f);
 };
 
 /* The registry (policies/registry.c). */

@@ -6,6 +6,7 @@
 
 const struct policy *const policy_table[] = {
 	&policy_volt,
+	&policy_volt_broken,	/* test-only: listed apart, not in --policy=all */
 	NULL,
 };
 

@@ -31,28 +31,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct knob_def volt_knobs[VOLT_NKNOBS] = {
-	[VOLT_BUDGET] = { "budget", 128, 1, 65536, true, "task polls per tick" },
-	[VOLT_LIFO_CAP] = { "lifo_cap", 3, 0, 1e9, true,
-			    "LIFO-slot polls per tick before the slot is flushed to the ring; 0 disables the slot" },
-	[VOLT_PREFETCH] = { "prefetch", 32, 0, 64, true,
-			    "owner-private buffer for a global batch's surplus (the rest goes to the ring)" },
-	[VOLT_BATCH_MIN] = { "batch_min", 4, 1, 256, true, "lower clamp of a global batch (len/workers)" },
-	[VOLT_BATCH_MAX] = { "batch_max", 64, 1, 256, true, "upper clamp of a global batch" },
-	[VOLT_INTERVAL] = { "interval", 0, 0, 1e9, true,
-			    "polls between global-queue checks; 0 = adaptive (EWMA)" },
-	[VOLT_INTERVAL_MIN] = { "interval_min", 8, 1, 1e9, true, "lower clamp of the adaptive interval" },
-	[VOLT_INTERVAL_MAX] = { "interval_max", 255, 1, 1e9, true, "upper clamp of the adaptive interval" },
-	[VOLT_TARGET_NS] = { "target_ns", 1e6, 1, 1e12, false,
-			     "target global-queue latency: interval = target / EWMA poll time" },
-	[VOLT_EWMA_ALPHA] = { "ewma_alpha", 0.1, 0.0001, 1, false, "weight of a new tick's mean poll time" },
-	[VOLT_INITIAL_AVG_NS] = { "initial_avg_ns", 50000, 1, 1e12, true, "EWMA seed (50 us gives interval 20)" },
-	[VOLT_STEAL_MAX] = { "steal_max", 128, 0, 128, true,
-			     "most tasks one steal moves (half, capped); 1 = steal one; 0 = no stealing" },
-	[VOLT_SEARCHER_CAP] = { "searcher_cap", 0.5, 0.001, 1, false,
-				"fraction of workers that may search at once (soft)" },
-	[VOLT_PARK_TIMEOUT_NS] = { "park_timeout_ns", 1e7, 1e3, 1e11, true, "longest park before a re-check" },
-};
+/* One table shape for volt and its test-only broken variant, which differ
+ * only in the park timeout's default. */
+#define VOLT_KNOB_TABLE(park_default)                                                        \
+	{                                                                                    \
+		[VOLT_BUDGET] = { "budget", 128, 1, 65536, true, "task polls per tick" },    \
+		[VOLT_LIFO_CAP] = { "lifo_cap", 3, 0, 1e9, true,                             \
+				    "LIFO-slot polls per tick before the slot is flushed to "\
+				    "the ring; 0 disables the slot" },                       \
+		[VOLT_PREFETCH] = { "prefetch", 32, 0, 64, true,                             \
+				    "owner-private buffer for a global batch's surplus "     \
+				    "(the rest goes to the ring)" },                         \
+		[VOLT_BATCH_MIN] = { "batch_min", 4, 1, 256, true,                           \
+				     "lower clamp of a global batch (len/workers)" },        \
+		[VOLT_BATCH_MAX] = { "batch_max", 64, 1, 256, true,                          \
+				     "upper clamp of a global batch" },                      \
+		[VOLT_INTERVAL] = { "interval", 0, 0, 1e9, true,                             \
+				    "polls between global-queue checks; 0 = adaptive (EWMA)" }, \
+		[VOLT_INTERVAL_MIN] = { "interval_min", 8, 1, 1e9, true,                     \
+					"lower clamp of the adaptive interval" },            \
+		[VOLT_INTERVAL_MAX] = { "interval_max", 255, 1, 1e9, true,                   \
+					"upper clamp of the adaptive interval" },            \
+		[VOLT_TARGET_NS] = { "target_ns", 1e6, 1, 1e12, false,                       \
+				     "target global-queue latency: interval = target / "     \
+				     "EWMA poll time" },                                     \
+		[VOLT_EWMA_ALPHA] = { "ewma_alpha", 0.1, 0.0001, 1, false,                   \
+				      "weight of a new tick's mean poll time" },             \
+		[VOLT_INITIAL_AVG_NS] = { "initial_avg_ns", 50000, 1, 1e12, true,            \
+					  "EWMA seed (50 us gives interval 20)" },           \
+		[VOLT_STEAL_MAX] = { "steal_max", 128, 0, 128, true,                         \
+				     "most tasks one steal moves (half, capped); 1 = steal " \
+				     "one; 0 = no stealing" },                               \
+		[VOLT_SEARCHER_CAP] = { "searcher_cap", 0.5, 0.001, 1, false,                \
+					"fraction of workers that may search at once (soft)" }, \
+		[VOLT_PARK_TIMEOUT_NS] = { "park_timeout_ns", park_default, 0, 1e11, true,   \
+					   "longest park before a re-check; 0 = none" },     \
+	}
+
+static const struct knob_def volt_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(1e7);
+static const struct knob_def volt_broken_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(0);
 
 #define PREFETCH_MAX 64
 #define CAP_DEN 1000u
@@ -74,6 +91,7 @@ struct volt {
 	double target_ns, alpha, initial_avg_ns;
 	uint32_t steal_max, cap_num;
 	uint64_t park_ns;
+	bool skip_last_searcher;	/* the broken variant: see policy_volt_broken */
 	struct volt_worker *vw;		/* [nworkers] */
 };
 
@@ -167,7 +185,7 @@ static int volt_init(struct runtime *rt)
 	v->initial_avg_ns = k[VOLT_INITIAL_AVG_NS];
 	v->steal_max = (uint32_t)k[VOLT_STEAL_MAX];
 	v->cap_num = (uint32_t)lround(k[VOLT_SEARCHER_CAP] * CAP_DEN);
-	v->park_ns = (uint64_t)k[VOLT_PARK_TIMEOUT_NS];
+	v->park_ns = k[VOLT_PARK_TIMEOUT_NS] ? (uint64_t)k[VOLT_PARK_TIMEOUT_NS] : PARK_FOREVER;
 
 	/* sizeof is a multiple of the line (CACHE_ALIGNED member). */
 	v->vw = aligned_alloc(CACHE_LINE, rt->nworkers * sizeof(struct volt_worker));
@@ -423,7 +441,7 @@ static struct task *steal(struct worker *w)
 static void leave_searching(struct worker *w)
 {
 	w->searching = false;
-	if (idle_leave_searching(&w->rt->idle)) {
+	if (idle_leave_searching(&w->rt->idle) && !V(w->rt)->skip_last_searcher) {
 		uint64_t before = w->st.notifies;
 		volt_notify(w->rt, w);
 		w->st.last_searcher_notifies += w->st.notifies - before;
@@ -501,7 +519,7 @@ static bool volt_park(struct worker *w, uint64_t *timeout_ns)
 
 	bool last = idle_mark_parked(&rt->idle, w->index, w->searching);
 	w->searching = false;
-	if (last) {
+	if (last && !V(rt)->skip_last_searcher) {
 		/* Dekker with publishers (idle.h): they may have seen us
 		 * searching and stayed quiet, so look once more. */
 		idle_fence_recheck();
@@ -526,6 +544,27 @@ static void volt_unparked(struct worker *w, enum park_wake how)
 	}
 }
 
+static void volt_dump(struct runtime *rt, FILE *f)
+{
+	struct volt *v = V(rt);
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		const struct volt_worker *vw = &v->vw[i];
+		fprintf(f, "  volt worker %u: interval %u, avg poll %llu ns, prefetched %u, %s\n", i,
+			vw->interval, (unsigned long long)vw->avg_ns, vw->pf_len,
+			rt->workers[i].searching ? "searching" : "not searching");
+	}
+}
+
+/* The broken variant: volt whose last searcher neither wakes another
+ * worker when it finds work nor re-checks the queues before it sleeps. */
+static int volt_broken_init(struct runtime *rt)
+{
+	int rc = volt_init(rt);
+	if (rc == 0)
+		V(rt)->skip_last_searcher = true;
+	return rc;
+}
+
 const struct policy policy_volt = {
 	.name = "volt",
 	.summary = "Volt: LIFO slot capped at 3 polls/tick, adaptive EWMA global interval, "
@@ -542,4 +581,30 @@ const struct policy policy_volt = {
 	.tick_end = volt_tick_end,
 	.park = volt_park,
 	.unparked = volt_unparked,
+	.dump = volt_dump,
+};
+
+/*
+ * Kept for tests: a lost-wakeup bug on purpose. The last searcher skips the
+ * notify, so work published while it searched can sit queued while every
+ * other worker sleeps (parks have no timeout by default, so the stall is
+ * permanent and the watchdog must report it).
+ */
+const struct policy policy_volt_broken = {
+	.name = "volt-broken",
+	.summary = "volt whose last searcher skips the notify (a lost-wakeup bug on purpose)",
+	.test_only = true,
+	.knobs = volt_broken_knobs,
+	.nknobs = VOLT_NKNOBS,
+	.check = volt_check,
+	.init = volt_broken_init,
+	.destroy = volt_destroy,
+	.schedule_local = volt_schedule_local,
+	.schedule_remote = volt_schedule_remote,
+	.tick_begin = volt_tick_begin,
+	.find_work = volt_find_work,
+	.tick_end = volt_tick_end,
+	.park = volt_park,
+	.unparked = volt_unparked,
+	.dump = volt_dump,
 };

@@ -9,6 +9,7 @@
 #include "policies/policy.h"
 
 extern const struct policy policy_volt;
+extern const struct policy policy_volt_broken;	/* kept for tests */
 
 /* Knob indices (order of the knob table). */
 enum volt_knob {
