@@ -40,7 +40,8 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 	rt->sample_on = cfg->sample_period != 0;
 	rt->sample_mask = cfg->sample_period ? cfg->sample_period - 1 : 0;
 	rt->dump_to = stderr;
-	atomic_init(&rt->finished, 0);
+	atomic_init(&rt->finished, RT_RUNNING);
+	atomic_init(&rt->remote_spawns, 0);
 	inject_init(&rt->inject);
 	CHECK(pthread_mutex_init(&rt->outside_pool.lock, NULL) == 0);
 	idle_init(&rt->idle, cfg->workers);
@@ -125,12 +126,20 @@ void rt_spawn(struct worker *w, struct task *t)
 	w->rt->policy->schedule_local(w, t, SCHED_SPAWN);
 }
 
-void rt_spawn_remote(struct runtime *rt, struct task *t)
+/* Re-schedule or inject from outside any worker. */
+static void schedule_remote(struct runtime *rt, struct task *t)
 {
 	/* Remote schedules are rare: stamp every one. */
 	if (rt->sample_on)
 		t->ready_ns = rt_now(rt, NULL);
 	rt->policy->schedule_remote(rt, t);
+}
+
+void rt_spawn_remote(struct runtime *rt, struct task *t)
+{
+	/* Relaxed: read after the run, once the workers are joined. */
+	atomic_fetch_add_explicit(&rt->remote_spawns, 1, memory_order_relaxed);
+	schedule_remote(rt, t);
 }
 
 void rt_wake(struct runtime *rt, struct worker *w, struct task *t)
@@ -141,7 +150,7 @@ void rt_wake(struct runtime *rt, struct worker *w, struct task *t)
 		sample_ready(w, t);
 		rt->policy->schedule_local(w, t, SCHED_WAKE);
 	} else {
-		rt_spawn_remote(rt, t);
+		schedule_remote(rt, t);
 	}
 }
 
@@ -153,7 +162,7 @@ void rt_join_arrive(struct runtime *rt, struct worker *w, struct task *parent)
 		sample_ready(w, parent);
 		rt->policy->schedule_local(w, parent, SCHED_WAKE);
 	} else {
-		rt_spawn_remote(rt, parent);
+		schedule_remote(rt, parent);
 	}
 }
 

@@ -92,6 +92,7 @@ struct runtime {
 	struct worker *workers;		/* [nworkers], cache aligned */
 
 	CACHE_ALIGNED _Atomic uint32_t finished;	/* RT_RUNNING, RT_FINISHED, RT_ABORTED */
+	_Atomic uint64_t remote_spawns;		/* tasks injected from outside workers */
 	uint64_t start_ns, end_ns;
 	void *user;			/* the workload instance */
 	FILE *dump_to;			/* where a stall report goes (stderr) */

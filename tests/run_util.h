@@ -64,8 +64,9 @@ static inline void run_workload_inspect(const char *policy, const char *workload
 	apply_settings(p->knobs, p->nknobs, kv, knobs);
 	apply_settings(wl->params, wl->nparams, pv, params);
 
+	/* A lost wakeup fails the test with a stall report, never hangs it. */
 	struct rt_config cfg = { .workers = workers, .seed = seed, .sample_period = 64,
-				 .hist_digits = 3 };
+				 .hist_digits = 3, .watchdog_ns = 20000000000ull };
 	char err[256];
 	if (p->check)
 		ASSERT_EQ(p->check(&cfg, kv, err, sizeof err), 0);

@@ -237,12 +237,15 @@ static void fib_destroy(void *inst)
 	free(f);
 }
 
+static const char *const fib_quick[] = { "n=20", NULL };
+
 const struct workload workload_fib = {
 	.name = "fib",
 	.summary = "fork-join Fibonacci, every call-tree node a task (continuation passing)",
 	.params = fib_params,
 	.nparams = P_COUNT,
 	.sample_period = 64,
+	.quick_params = fib_quick,
 	.check = fib_check,
 	.create = fib_create,
 	.start = fib_start,

@@ -43,6 +43,9 @@ struct workload {
 	 * two). Fine-grained fork-join samples sparsely so that clock reads
 	 * stay out of the figures. */
 	uint32_t sample_period;
+	/* "name=value" settings (NULL-terminated) for a run of well under a
+	 * second, used by test suites that run every policy on it. */
+	const char *const *quick_params;
 
 	/* Reject parameter combinations (one line in err). Optional. */
 	int (*check)(const double *params, char *err, size_t len);
