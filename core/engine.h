@@ -36,8 +36,10 @@ struct engine_ops {
 	/* Spend `ns` of compute on behalf of the task running on `w`. */
 	void (*compute)(struct engine *e, struct worker *w, uint64_t ns);
 	/*
-	 * Harness thread: start the runtime's workers, call start(rt, arg)
-	 * (which records the start time and injects the root tasks), return
+	 * Harness thread: call rt->place(rt, rt->place_arg) if set, before any
+	 * worker runs (it may put tasks on workers with rt_place), start the
+	 * runtime's workers, call start(rt, arg) (which records the start time
+	 * and injects the root tasks), return
 	 * when the runtime has finished and its workers have stopped.
 	 * Returns 0 or -errno: -ETIMEDOUT if the watchdog (rt_config's
 	 * watchdog_ns) stopped a stalled run (a stall report was written),

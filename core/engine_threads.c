@@ -222,6 +222,11 @@ static int te_run(struct engine *e, struct runtime *rt,
 	struct thread_arg *args = calloc(te->n, sizeof *args);
 	if (!args)
 		return -ENOMEM;
+	/* Placement happens-before every worker's first step: pthread_create
+	 * orders it for the new threads. */
+	if (rt->place)
+		rt->place(rt, rt->place_arg);
+	rt->started = true;
 	if (pthread_barrier_init(&te->barrier, NULL, te->n + 1) != 0) {
 		free(args);
 		return -EAGAIN;

@@ -126,6 +126,16 @@ void rt_spawn(struct worker *w, struct task *t)
 	w->rt->policy->schedule_local(w, t, SCHED_SPAWN);
 }
 
+void rt_place(struct runtime *rt, uint32_t index, struct task *t)
+{
+	CHECK_MSG(!rt->started, "rt_place after the workers started");
+	CHECK(index < rt->nworkers);
+	/* The worker has not run yet: this thread may act as its owner. The
+	 * task counts as injected: no worker spawned it. */
+	atomic_fetch_add_explicit(&rt->remote_spawns, 1, memory_order_relaxed);
+	rt->policy->schedule_local(&rt->workers[index], t, SCHED_SPAWN);
+}
+
 /* Re-schedule or inject from outside any worker. */
 static void schedule_remote(struct runtime *rt, struct task *t)
 {

@@ -96,6 +96,10 @@ struct runtime {
 	uint64_t start_ns, end_ns;
 	void *user;			/* the workload instance */
 	FILE *dump_to;			/* where a stall report goes (stderr) */
+	/* Called by the engine before any worker runs (untimed), or NULL. */
+	void (*place)(struct runtime *rt, void *arg);
+	void *place_arg;
+	bool started;			/* workers have been started */
 };
 
 #define HIST_HIGHEST_NS (3600ull * 1000000000ull)	/* an hour */
@@ -115,6 +119,13 @@ static inline uint64_t rt_now(struct runtime *rt, struct worker *w)
 
 /* Hand a new task (task_init done) to the runtime from code running on w. */
 void rt_spawn(struct worker *w, struct task *t);
+/*
+ * Put a new task on worker `index` as if that worker had spawned it: only
+ * from rt->place, before any worker runs (the engine's start barrier then
+ * orders it before the worker's first step). The policy decides where on
+ * the worker it goes.
+ */
+void rt_place(struct runtime *rt, uint32_t index, struct task *t);
 /* Hand a new task to the runtime from outside any worker (any thread). */
 void rt_spawn_remote(struct runtime *rt, struct task *t);
 /* Wake a task; w is the calling worker, or NULL outside any worker. */

@@ -96,6 +96,12 @@ struct start_ctx {
 };
 
 /* Runs on the harness thread inside engine->run: the makespan starts here. */
+static void place_cb(struct runtime *rt, void *arg)
+{
+	struct start_ctx *ctx = arg;
+	ctx->wl->place(ctx->inst, rt);
+}
+
 static void start_cb(struct runtime *rt, void *arg)
 {
 	struct start_ctx *ctx = arg;
@@ -192,6 +198,10 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		goto out;
 	}
 	rt->user = ctx.inst;
+	if (wl->place) {
+		rt->place = place_cb;
+		rt->place_arg = &ctx;
+	}
 	rc = e->ops->run(e, rt, start_cb, &ctx);
 	if (rc == -ETIMEDOUT || rc == -EDEADLK) {
 		fail(rc, err, len, "%s under %s stalled: no task completed for %.3g s (stall report "

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(gcc clang make cmake pkg-config git libjemalloc-dev libjansson-dev)
+PACKAGES=(gcc clang make cmake pkg-config git libjemalloc-dev libjansson-dev nettle-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -48,6 +48,12 @@ static void run_start(struct runtime *rt, void *arg)
 	wl->start(rt->user, rt);
 }
 
+static void run_place(struct runtime *rt, void *arg)
+{
+	const struct workload *wl = arg;
+	wl->place(rt->user, rt);
+}
+
 /* Optional hook: called with the runtime after the run, before teardown. */
 typedef void (*run_inspect_fn)(struct runtime *rt, void *arg);
 
@@ -77,6 +83,10 @@ static inline void run_workload_inspect(const char *policy, const char *workload
 		TEST_FAIL("rt_create: %s", err);
 	rt->user = wl->create(pv, workers, seed);
 	ASSERT(rt->user);
+	if (wl->place) {
+		rt->place = run_place;
+		rt->place_arg = (void *)wl;
+	}
 	ASSERT_EQ(e->ops->run(e, rt, run_start, (void *)wl), 0);
 
 	memset(out, 0, sizeof *out);

@@ -6,6 +6,8 @@
  * drives every workload the same way, per trial:
  *
  *   inst = create(params, workers, seed)   untimed: allocate, precompute
+ *   place(inst, rt)                         untimed, optional: tasks put on
+ *                                           chosen workers before they run
  *   start(inst, rt)                         timed: spawn the roots (remote)
  *   ... workers run; some task calls rt_finish() when the work is done ...
  *   verify(inst)                            untimed: wrong answer = failure
@@ -51,6 +53,9 @@ struct workload {
 	int (*check)(const double *params, char *err, size_t len);
 	/* Untimed. NULL on allocation failure. */
 	void *(*create)(const double *params, uint32_t workers, uint64_t seed);
+	/* Untimed, harness thread, before any worker runs: put tasks on
+	 * chosen workers with rt_place. Optional. */
+	void (*place)(void *inst, struct runtime *rt);
 	/* Timed, harness thread: inject the root task(s) with rt_spawn_remote. */
 	void (*start)(void *inst, struct runtime *rt);
 	/* Timed: the same computation with plain calls, no runtime. */
