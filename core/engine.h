@@ -33,7 +33,9 @@ struct engine_ops {
 	/* Make worker `id` return from its park, or from its next park if it
 	 * is not parked now (a permit). Any thread; never blocks. */
 	void (*unpark)(struct engine *e, uint32_t id);
-	/* Spend `ns` of compute on behalf of the task running on `w`. */
+	/* Spend `ns` of compute on behalf of the task running on `w` (the
+	 * threads engine spins, repaying time the OS took from earlier spins;
+	 * a simulation engine charges virtual time). */
 	void (*compute)(struct engine *e, struct worker *w, uint64_t ns);
 	/*
 	 * Harness thread: call rt->place(rt, rt->place_arg) if set, before any

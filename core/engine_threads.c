@@ -34,6 +34,9 @@ enum { P_EMPTY = 0, P_PARKED = 1, P_NOTIFIED = 2 };
 
 struct parker {
 	CACHE_ALIGNED _Atomic uint32_t state;
+	/* Owner-only: compute time the OS took from this worker (a spin that
+	 * ended past its deadline), repaid by its later computes. */
+	uint64_t compute_debt_ns;
 };
 
 struct threads_engine {
@@ -181,11 +184,22 @@ static enum park_wake te_park(struct threads_engine *te, uint32_t id, uint64_t t
 	}
 }
 
+/*
+ * Spend ns of wall time in the running task. With more workers than cores
+ * the OS takes the CPU away in the middle of spins, which would stretch a
+ * worker's work; the overrun past a deadline is therefore recorded and
+ * repaid from the worker's later computes, so that a worker's compute adds
+ * up to what its tasks declared whenever the machine lets it catch up.
+ */
 static void te_compute(struct engine *e, struct worker *w, uint64_t ns)
 {
-	uint64_t end = te_now(e, w) + ns;
-	while (te_now(e, w) < end)
+	struct parker *p = &((struct threads_engine *)e)->parkers[w->index];
+	uint64_t repay = p->compute_debt_ns < ns ? p->compute_debt_ns : ns;
+	p->compute_debt_ns -= repay;
+	uint64_t end = te_now(e, w) + (ns - repay), now;
+	while ((now = te_now(e, w)) < end)
 		__builtin_ia32_pause();
+	p->compute_debt_ns += now - end;
 }
 
 static void *worker_main(void *argp)
@@ -216,8 +230,10 @@ static int te_run(struct engine *e, struct runtime *rt,
 	CHECK(rt->nworkers == te->n);
 	te->rt = rt;
 	atomic_store_explicit(&te->done, 0, memory_order_relaxed);
-	for (uint32_t i = 0; i < te->n; i++)
+	for (uint32_t i = 0; i < te->n; i++) {
 		atomic_store_explicit(&te->parkers[i].state, P_EMPTY, memory_order_relaxed);
+		te->parkers[i].compute_debt_ns = 0;
+	}
 
 	struct thread_arg *args = calloc(te->n, sizeof *args);
 	if (!args)
