@@ -34,6 +34,7 @@ enum opt_id {
 	OPT_HIST_DIGITS,
 	OPT_WATCHDOG,
 	OPT_JSON,
+	OPT_HDR,
 	OPT_NO_JSON,
 	OPT_NO_BASELINE,
 	OPT_LIST,
@@ -73,6 +74,9 @@ static const struct opt opts[] = {
 	{ "json", OPT_JSON, true, false, "PATH",
 	  "result file (default: a new file in the results dir)" },
 	{ "no-json", OPT_NO_JSON, false, false, NULL, "write no result file" },
+	{ "hdr", OPT_HDR, true, false, "PATH",
+	  "also write the scheduling-delay histogram as an HdrHistogram percentile "
+	  "distribution in us (with several policies: PATH.<policy>)" },
 	{ "no-baseline", OPT_NO_BASELINE, false, false, NULL, "skip the sequential baseline" },
 	{ "list", OPT_LIST, false, false, NULL, "list policies, knobs, workloads, parameters" },
 	{ "probe-c2c", OPT_PROBE_C2C, false, false, NULL,
@@ -319,6 +323,11 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 		return 0;
 	case OPT_NO_JSON:
 		c->no_json = true;
+		return 0;
+	case OPT_HDR:
+		if (v[0] == '\0')
+			return fail(err, len, "--hdr needs a non-empty path");
+		c->hdr_path = v;
 		return 0;
 	case OPT_NO_BASELINE:
 		c->no_baseline = true;

@@ -55,6 +55,7 @@ struct cli {
 	int hist_digits;
 	uint64_t watchdog_ns;	/* 0 = off */
 	const char *json_path;	/* NULL: the default name under the results dir */
+	const char *hdr_path;	/* --hdr: percentile distribution, or NULL */
 	bool no_json, no_baseline;
 
 	struct cli_assign sets[CLI_MAX_ASSIGN];

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -70,6 +72,34 @@ static int finish_output(const struct run_config *cfg, const struct run_result *
 	if (rc == 0)
 		printf("\nresult: %s\n", rf->path);
 	return rc;
+}
+
+/*
+ * The scheduling-delay histogram in HdrHistogram's percentile-distribution
+ * text format (values in microseconds), through a temporary file and a
+ * rename like the result file.
+ */
+static int write_hdr(const char *path, const struct run_result *res, char *err, size_t len)
+{
+	char tmp[PATH_MAX + 16];
+	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		snprintf(err, len, "cannot create %.900s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	int rc = hist_write_percentiles(&res->sched_delay, f, 5, 1000.0, false);
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc) {
+		unlink(tmp);
+		snprintf(err, len, "cannot write %.900s: %s", path, strerror(-rc));
+		return -1;
+	}
+	printf("histogram: %s (scheduling delay, us)\n", path);
+	return 0;
 }
 
 static struct run_config make_config(const struct cli *c, const struct cli_policy *cp)
@@ -136,6 +166,17 @@ static int run_policies(const struct cli *c, const struct provenance *pv)
 		} else if (finish_output(&cfgs[i], &res[i], pv, &rf[i], err, sizeof err)) {
 			print_error(err);
 			status = EXIT_RUN_FAILED;
+		}
+		if (c->hdr_path) {
+			char path[PATH_MAX];
+			if (n == 1)
+				snprintf(path, sizeof path, "%s", c->hdr_path);
+			else
+				snprintf(path, sizeof path, "%s.%s", c->hdr_path, cfgs[i].policy->name);
+			if (write_hdr(path, &res[i], err, sizeof err)) {
+				print_error(err);
+				status = EXIT_RUN_FAILED;
+			}
 		}
 		run_result_free(&res[i]);
 	}

@@ -123,6 +123,28 @@ rm -f "$tmp/out" "$tmp/err"
 [ "$(ls -A "$tmp")" = "$before" ] || fail "--no-json created a file: $(ls -A "$tmp")"
 pass "--no-json"
 
+# --hdr: HdrHistogram's percentile distribution, readable by its plotters,
+# counting as many samples as the result file's histogram.
+"$harness" "${small[@]}" --json "$tmp/h.json" --hdr "$tmp/h.hgrm" >"$tmp/out" 2>"$tmp/err" ||
+	fail "--hdr: exit status $?"
+[ "$(head -n 1 "$tmp/h.hgrm")" = "       Value   Percentile   TotalCount 1/(1-Percentile)" ] ||
+	fail "--hdr: header line is '$(head -n 1 "$tmp/h.hgrm")'"
+grep -q '^#\[Buckets = ' "$tmp/h.hgrm" || fail "--hdr: no buckets footer"
+hdr_total=$(sed -n 's/^#\[Max .*Total count *= *\([0-9]*\)\]$/\1/p' "$tmp/h.hgrm")
+json_total=$(tr -d ' \n' <"$tmp/h.json" | sed -n 's/.*"sched_delay_ns":{[^}]*"count":\([0-9]*\).*/\1/p')
+[ -n "$hdr_total" ] && [ "$hdr_total" = "$json_total" ] ||
+	fail "--hdr: total count '$hdr_total' differs from the result's '$json_total'"
+tail -n 4 "$tmp/h.hgrm" | head -n 1 | grep -q ' inf$' || fail "--hdr: last row does not end in inf"
+pass "--hdr writes the percentile distribution"
+
+# Comparison mode: several policies, one table, one result file each.
+"$harness" --policy=all --workload=fib --param n=18 --workers 2 --trials 2 --warmup 0 \
+	--no-json >"$tmp/out" 2>"$tmp/err" || fail "--policy=all: exit status $?"
+grep -q '^policy  *ns/task  *spread' "$tmp/out" || [ "$(grep -c '^trial ' "$tmp/out")" -gt 0 ] ||
+	fail "--policy=all printed no comparison table"
+grep -q 'volt-broken' "$tmp/out" && fail "--policy=all ran the test-only volt-broken"
+pass "--policy=all"
+
 # SIGTERM mid-run removes the temporary result file and leaves no result.
 mkdir "$tmp/sig"
 "$harness" --policy=volt --workload=fib --param n=30 --workers 2 --trials 1000 --warmup 0 \
