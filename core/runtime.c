@@ -44,6 +44,7 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 	atomic_init(&rt->remote_spawns, 0);
 	inject_init(&rt->inject);
 	CHECK(pthread_mutex_init(&rt->outside_pool.lock, NULL) == 0);
+	timers_init(&rt->timers);
 	idle_init(&rt->idle, cfg->workers);
 
 	rt->knobs = calloc(p->nknobs ? p->nknobs : 1, sizeof(double));
@@ -104,6 +105,7 @@ void rt_destroy(struct runtime *rt)
 		}
 	inject_destroy(&rt->inject);
 	taskpool_outside_drain(&rt->outside_pool);
+	timers_destroy(&rt->timers);
 	pthread_mutex_destroy(&rt->outside_pool.lock);
 	free(rt->workers);
 	free(rt->shared);
@@ -174,6 +176,42 @@ void rt_join_arrive(struct runtime *rt, struct worker *w, struct task *parent)
 	} else {
 		schedule_remote(rt, parent);
 	}
+}
+
+size_t rt_poll_timers(struct worker *w)
+{
+	struct runtime *rt = w->rt;
+	if (timers_next(&rt->timers) == TIMER_NONE)
+		return 0;	/* no clock read when nothing waits */
+	struct task *due[64];
+	size_t total = 0, n;
+	uint64_t now = rt_now(rt, w);
+	while ((n = timers_expire(&rt->timers, now, due, 64)) > 0) {
+		for (size_t i = 0; i < n; i++)
+			rt_wake(rt, w, due[i]);
+		total += n;
+		if (n < 64)
+			break;
+	}
+	return total;
+}
+
+size_t rt_poll_io(struct worker *w)
+{
+	struct runtime *rt = w->rt;
+	if (!rt->io_poll)
+		return 0;
+	return rt->io_poll(rt, w, rt_now(rt, w), rt->io_arg);
+}
+
+uint64_t rt_next_event(struct runtime *rt)
+{
+	uint64_t t = timers_next(&rt->timers);
+	if (rt->io_next) {
+		uint64_t io = rt->io_next(rt, rt->io_arg);
+		t = io < t ? io : t;
+	}
+	return t;
 }
 
 void rt_finish(struct runtime *rt, struct worker *w)

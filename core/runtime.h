@@ -31,6 +31,7 @@
 #include "rng.h"
 #include "stats.h"
 #include "taskpool.h"
+#include "timer.h"
 #include "task.h"
 
 struct policy;
@@ -88,6 +89,14 @@ struct runtime {
 	struct inject inject;
 	struct idle idle;
 	struct taskpool_outside outside_pool;
+	struct timers timers;
+	/* An I/O source (a workload's arrival generator, say): poll is called
+	 * from workers' I/O poll step and delivers what is due by `now`,
+	 * typically with rt_spawn_remote; next returns the time of the next
+	 * delivery (TIMER_NONE: none pending). Set before the run starts. */
+	size_t (*io_poll)(struct runtime *rt, struct worker *w, uint64_t now, void *arg);
+	uint64_t (*io_next)(struct runtime *rt, void *arg);
+	void *io_arg;
 	struct worker_shared *shared;	/* [nworkers], cache aligned */
 	struct worker *workers;		/* [nworkers], cache aligned */
 
@@ -133,6 +142,23 @@ void rt_wake(struct runtime *rt, struct worker *w, struct task *t);
 /* A child of a TASK_JOIN poll is done; enqueues the parent if it was the
  * last awaited arrival. w is the calling worker, or NULL outside any. */
 void rt_join_arrive(struct runtime *rt, struct worker *w, struct task *parent);
+/*
+ * Wake t at `deadline` (engine time): the task returns TASK_PENDING after
+ * this call and is polled again once a timer poll finds the deadline past.
+ */
+static inline void rt_sleep_until(struct runtime *rt, struct task *t, uint64_t deadline)
+{
+	timers_add(&rt->timers, deadline, t);
+}
+
+/* Wake the tasks whose timers expired; returns how many. Called by the
+ * worker loop as the policy decides. */
+size_t rt_poll_timers(struct worker *w);
+/* Poll the I/O source (zero timeout); returns what it delivered. */
+size_t rt_poll_io(struct worker *w);
+/* The earliest pending timer or I/O delivery, TIMER_NONE if none. */
+uint64_t rt_next_event(struct runtime *rt);
+
 /* The workload is done: record the end time, stop the workers. */
 void rt_finish(struct runtime *rt, struct worker *w);
 /*

@@ -52,6 +52,11 @@ enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
 		return STEP_EXIT;
 	w->tick++;
 	w->st.ticks++;
+	if (!p->own_maintenance) {
+		if (w->index == 0)
+			rt_poll_timers(w);
+		rt_poll_io(w);
+	}
 	uint32_t budget = policy_tick_begin(p, w);
 	uint64_t t0 = rt_now(rt, w);
 	uint32_t polls = 0;
@@ -77,6 +82,16 @@ enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
 	if (rt_finished(rt))
 		return STEP_EXIT;
 	if (policy_park(p, w, park_timeout_ns)) {
+		if (!p->own_maintenance && w->index == 0) {
+			/* Worker 0 keeps the timers and I/O going while it sleeps. */
+			uint64_t next = rt_next_event(rt);
+			if (next != TIMER_NONE) {
+				uint64_t now = rt_now(rt, w);
+				uint64_t left = next > now ? next - now : 0;
+				if (left < *park_timeout_ns)
+					*park_timeout_ns = left;
+			}
+		}
 		w->st.parks++;
 		return STEP_PARK;
 	}

@@ -24,6 +24,11 @@
  *                   Global queue and idle state only.
  *   tick_begin      owner, at the start of every tick; returns the budget
  *                   (polls allowed this tick).
+ *   own_maintenance (a flag) the policy polls timers and I/O itself, at its
+ *                   own points (rt_poll_timers, rt_poll_io, rt_next_event).
+ *                   Otherwise the core does it the Volt way: at every tick
+ *                   worker 0 polls the timers and every worker polls I/O,
+ *                   and worker 0 parks no longer than the next event.
  *   find_work       owner; returns the next task to poll or NULL. May steal
  *                   (other workers' rings through ring_steal_into only).
  *   tick_end        owner, after the tick's polls, with their count and the
@@ -58,6 +63,7 @@ struct policy {
 	/* Kept for tests (a deliberately broken variant): listed apart by
 	 * --list and left out of --policy=all. */
 	bool test_only;
+	bool own_maintenance;	/* see above */
 	const struct knob_def *knobs;
 	size_t nknobs;
 
