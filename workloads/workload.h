@@ -65,6 +65,13 @@ struct workload {
 	int (*verify)(void *inst, char *err, size_t len);
 	/* Tasks the last run polled to completion (ns per task divides by it). */
 	uint64_t (*tasks)(void *inst);
+	/*
+	 * End-to-end latencies of the last parallel run, one per request in ns
+	 * (intended arrival to completion), for workloads made of requests.
+	 * Each request writes its own slot while the run goes on (no sharing,
+	 * no allocation); the driver builds the histogram afterwards. Optional.
+	 */
+	size_t (*latencies)(void *inst, const uint64_t **out);
 	/* Figures about the last run. Optional; returns how many were written. */
 	size_t (*metrics)(void *inst, struct wl_metric *out, size_t max);
 	void (*destroy)(void *inst);
