@@ -75,8 +75,9 @@ static const struct opt opts[] = {
 	  "result file (default: a new file in the results dir)" },
 	{ "no-json", OPT_NO_JSON, false, false, NULL, "write no result file" },
 	{ "hdr", OPT_HDR, true, false, "PATH",
-	  "also write the scheduling-delay histogram as an HdrHistogram percentile "
-	  "distribution in us (with several policies: PATH.<policy>)" },
+	  "also write the latency histogram (end-to-end for request workloads, else "
+	  "scheduling delay) as an HdrHistogram percentile distribution in us "
+	  "(with several policies: PATH.<policy>)" },
 	{ "no-baseline", OPT_NO_BASELINE, false, false, NULL, "skip the sequential baseline" },
 	{ "list", OPT_LIST, false, false, NULL, "list policies, knobs, workloads, parameters" },
 	{ "probe-c2c", OPT_PROBE_C2C, false, false, NULL,

@@ -129,7 +129,7 @@ static void copy_metrics(const struct workload *wl, void *inst, struct trial *ou
 
 /* After engine->run returned: check the answer, then take the figures. */
 static int collect(const struct run_config *cfg, struct runtime *rt, void *inst,
-		   struct trial *out, struct hist *acc, char *err, size_t len)
+		   struct trial *out, struct run_result *acc, char *err, size_t len)
 {
 	const struct workload *wl = cfg->wl;
 	char why[256] = "";
@@ -155,17 +155,23 @@ static int collect(const struct run_config *cfg, struct runtime *rt, void *inst,
 		out->ws[i] = rt->workers[i].st;
 		out->util[i] = (double)out->ws[i].busy_ns / span;
 		busy += out->ws[i].busy_ns;
-		if (acc && hist_merge(acc, &rt->workers[i].sched_delay) != 0)
+		if (acc && hist_merge(&acc->sched_delay, &rt->workers[i].sched_delay) != 0)
 			return fail(-EINVAL, err, len, "worker %" PRIu32 ": sched_delay histogram "
 				    "does not match the configuration", i);
 	}
 	out->util_total = (double)busy / ((double)cfg->workers * span);
+	if (acc && acc->has_end_to_end) {
+		const uint64_t *lat;
+		size_t n = wl->latencies(inst, &lat);
+		for (size_t i = 0; i < n; i++)
+			hist_record(&acc->end_to_end, lat[i]);
+	}
 	copy_metrics(wl, inst, out);
 	return 0;
 }
 
 static int run_parallel(const struct run_config *cfg, uint64_t seed, struct trial *out,
-			struct hist *acc, char *err, size_t len)
+			struct run_result *acc, char *err, size_t len)
 {
 	const struct workload *wl = cfg->wl;
 	struct rt_config rcfg = {
@@ -318,7 +324,7 @@ static int run_phase(const struct run_config *cfgs, size_t ncfg, struct run_resu
 			size_t c = order[i].cfg;
 			struct trial *t = ph->measured ? &res[c].trials[pi[c]] : &s->t;
 			rc = run_parallel(&cfgs[c], ph->seed0 + pi[c], t,
-					  ph->measured ? &res[c].sched_delay : NULL, err, len);
+					  ph->measured ? &res[c] : NULL, err, len);
 			if (rc == 0)
 				progress_parallel(ph->name, pi[c], ph->n, &cfgs[c], t);
 			pi[c]++;
@@ -355,6 +361,10 @@ static int alloc_result(const struct run_config *cfg, struct run_result *res)
 	rc = hist_init(&res->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS);
 	if (rc)
 		return rc;
+	res->has_end_to_end = cfg->wl->latencies != NULL;
+	if (res->has_end_to_end &&
+	    (rc = hist_init(&res->end_to_end, cfg->hist_digits, HIST_HIGHEST_NS)) != 0)
+		return rc;
 	res->trials = calloc(cfg->trials, sizeof *res->trials);
 	res->per_worker = calloc(cfg->workers, sizeof *res->per_worker);
 	if (cfg->baseline)
@@ -377,6 +387,8 @@ void run_result_free(struct run_result *res)
 	free(res->per_worker);
 	if (res->sched_delay.counts)
 		hist_destroy(&res->sched_delay);
+	if (res->end_to_end.counts)
+		hist_destroy(&res->end_to_end);
 	memset(res, 0, sizeof *res);
 }
 

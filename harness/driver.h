@@ -79,6 +79,8 @@ struct run_result {
 	struct worker_stats total;		/* all workers, all measured trials */
 	struct worker_stats *per_worker;	/* [workers], all measured trials */
 	struct hist sched_delay;		/* merged over workers and trials */
+	bool has_end_to_end;			/* the workload reports request latencies */
+	struct hist end_to_end;			/* every request of every measured trial */
 };
 
 /* The exit status of a run the watchdog stopped. */

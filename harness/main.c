@@ -75,7 +75,8 @@ static int finish_output(const struct run_config *cfg, const struct run_result *
 }
 
 /*
- * The scheduling-delay histogram in HdrHistogram's percentile-distribution
+ * The main latency histogram (end-to-end for request workloads, else the
+ * scheduling delay) in HdrHistogram's percentile-distribution
  * text format (values in microseconds), through a temporary file and a
  * rename like the result file.
  */
@@ -88,7 +89,8 @@ static int write_hdr(const char *path, const struct run_result *res, char *err, 
 		snprintf(err, len, "cannot create %.900s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	int rc = hist_write_percentiles(&res->sched_delay, f, 5, 1000.0, false);
+	const struct hist *h = res->has_end_to_end ? &res->end_to_end : &res->sched_delay;
+	int rc = hist_write_percentiles(h, f, 5, 1000.0, false);
 	if (fclose(f) != 0 && rc == 0)
 		rc = -errno;
 	if (rc == 0 && rename(tmp, path) != 0)
@@ -98,7 +100,8 @@ static int write_hdr(const char *path, const struct run_result *res, char *err, 
 		snprintf(err, len, "cannot write %.900s: %s", path, strerror(-rc));
 		return -1;
 	}
-	printf("histogram: %s (scheduling delay, us)\n", path);
+	printf("histogram: %s (%s, us)\n", path,
+	       res->has_end_to_end ? "end-to-end latency" : "scheduling delay");
 	return 0;
 }
 

@@ -155,6 +155,21 @@ static void print_trials(FILE *f, const struct run_config *cfg, const struct run
 		fprintf(f, "baseline skipped (--no-baseline): no overhead figures\n");
 }
 
+static void print_latency(FILE *f, const char *what, const struct hist *h)
+{
+	static const struct { const char *label; double p; } pcts[] = {
+		{ "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p99.9", 99.9 }, { "p99.99", 99.99 },
+	};
+	fprintf(f, "%s, %" PRIu64 " samples:", what, h->total);
+	if (h->total == 0) {
+		fprintf(f, " none\n");
+		return;
+	}
+	for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++)
+		fprintf(f, " %s %.1f us", pcts[i].label, hist_percentile(h, pcts[i].p) / 1e3);
+	fprintf(f, ", max %.1f us\n", h->max / 1e3);
+}
+
 static void print_sched_delay(FILE *f, const struct run_config *cfg, const struct hist *h)
 {
 	static const struct { const char *label; double p; } pcts[] = {
@@ -226,6 +241,9 @@ void report_summary(FILE *f, const struct run_config *cfg, const struct run_resu
 {
 	print_trials(f, cfg, res);
 	print_sched_delay(f, cfg, &res->sched_delay);
+	if (res->has_end_to_end)
+		print_latency(f, "end-to-end latency (intended arrival to completion, all requests)",
+			      &res->end_to_end);
 	print_counters(f, res);
 }
 
@@ -500,6 +518,8 @@ json_t *report_json(const struct run_config *cfg, const struct run_result *res,
 		return done(doc, rc);
 	}
 	rc |= put(hists, "sched_delay_ns", hist_json(&res->sched_delay, cfg->sample_period));
+	if (res->has_end_to_end)
+		rc |= put(hists, "end_to_end_ns", hist_json(&res->end_to_end, 1));
 	rc |= put(doc, "schema", json_string(RESULT_SCHEMA));
 	rc |= put(doc, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
 	rc |= put(doc, "config", config_json(cfg));
