@@ -59,7 +59,17 @@ struct engine {
 	const struct engine_ops *ops;
 };
 
-/* The threads engine: one pthread per worker, CLOCK_MONOTONIC, futex park. */
+/* The threads engine: one pthread per worker, the TSC or CLOCK_MONOTONIC,
+ * futex park. */
 struct engine *engine_threads_create(uint32_t nworkers);
+
+struct sim_costs;
+/* The simulation engine (engine_sim.c): virtual workers in virtual time,
+ * deterministic for a seed. costs NULL: the defaults. explore_seed
+ * perturbs tie-breaking (0 for the plain run). */
+struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *costs,
+				 uint64_t explore_seed);
+/* Worker steps (polls and tick ends) the last sim run took. */
+uint64_t engine_sim_steps(const struct engine *e);
 
 #endif

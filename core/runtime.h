@@ -59,6 +59,10 @@ struct worker {
 	struct taskpool pool;		/* free task-sized blocks */
 	struct worker_stats st;
 	struct hist sched_delay;	/* runnable -> first poll, sampled */
+	/* The tick in progress (worker_step_poll spreads one over calls). */
+	bool in_tick;
+	uint32_t tick_budget, tick_polls;
+	uint64_t tick_t0;
 };
 
 _Static_assert(offsetof(struct worker_shared, ring) == 0, "ring first");
@@ -237,8 +241,12 @@ void rt_dump(struct runtime *rt, FILE *f, const struct rt_snapshot *snap, bool s
 
 /* One tick of the worker loop: the engine calls this until it returns
  * STEP_EXIT, parking when it returns STEP_PARK. */
-enum step { STEP_RAN, STEP_IDLE, STEP_PARK, STEP_EXIT };
+enum step { STEP_RAN, STEP_IDLE, STEP_PARK, STEP_EXIT, STEP_POLLED };
 enum step worker_step(struct worker *w, uint64_t *park_timeout_ns);
+/* The same tick one poll at a time, for an engine that interleaves workers
+ * at poll granularity: STEP_POLLED after a poll inside the tick, otherwise
+ * what worker_step returns when the tick ends. */
+enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns);
 /* The engine's park returned. */
 void worker_unparked(struct worker *w, enum park_wake how);
 

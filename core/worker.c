@@ -43,13 +43,13 @@ void worker_run_task(struct worker *w, struct task *t)
 	}
 }
 
-enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
+/* Start a tick: maintenance the Volt way unless the policy does its own,
+ * then the policy's budget for the tick. */
+static inline void tick_open(struct worker *w)
 {
 	struct runtime *rt = w->rt;
 	const struct policy *p = rt->policy;
 
-	if (rt_finished(rt))
-		return STEP_EXIT;
 	w->tick++;
 	w->st.ticks++;
 	if (!p->own_maintenance) {
@@ -57,17 +57,22 @@ enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
 			rt_poll_timers(w);
 		rt_poll_io(w);
 	}
-	uint32_t budget = policy_tick_begin(p, w);
-	uint64_t t0 = rt_now(rt, w);
-	uint32_t polls = 0;
-	while (polls < budget) {
-		struct task *t = p->find_work(w);
-		if (!t)
-			break;
-		worker_run_task(w, t);
-		polls++;
-	}
-	uint64_t t1 = rt_now(rt, w);
+	w->tick_budget = policy_tick_begin(p, w);
+	w->tick_polls = 0;
+	w->tick_t0 = rt_now(rt, w);
+	w->in_tick = true;
+}
+
+/* End a tick: account for it, and if it polled nothing let the policy run
+ * its sleep protocol. */
+static enum step tick_close(struct worker *w, uint64_t *park_timeout_ns)
+{
+	struct runtime *rt = w->rt;
+	const struct policy *p = rt->policy;
+	uint32_t polls = w->tick_polls;
+	uint64_t t0 = w->tick_t0, t1 = rt_now(rt, w);
+
+	w->in_tick = false;
 	if (polls) {
 		/* Count only the part of the tick inside the run: a task ran,
 		 * so the root was injected and start_ns is visible; end_ns is
@@ -96,6 +101,43 @@ enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
 		return STEP_PARK;
 	}
 	return STEP_IDLE;
+}
+
+enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
+{
+	const struct policy *p = w->rt->policy;
+
+	if (rt_finished(w->rt))
+		return STEP_EXIT;
+	tick_open(w);
+	while (w->tick_polls < w->tick_budget) {
+		struct task *t = p->find_work(w);
+		if (!t)
+			break;
+		worker_run_task(w, t);
+		w->tick_polls++;
+	}
+	return tick_close(w, park_timeout_ns);
+}
+
+enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
+{
+	const struct policy *p = w->rt->policy;
+
+	if (!w->in_tick) {
+		if (rt_finished(w->rt))
+			return STEP_EXIT;
+		tick_open(w);
+	}
+	if (w->tick_polls < w->tick_budget) {
+		struct task *t = p->find_work(w);
+		if (t) {
+			worker_run_task(w, t);
+			w->tick_polls++;
+			return STEP_POLLED;
+		}
+	}
+	return tick_close(w, park_timeout_ns);
 }
 
 void worker_unparked(struct worker *w, enum park_wake how)
