@@ -33,6 +33,8 @@ enum opt_id {
 	OPT_SAMPLE,
 	OPT_HIST_DIGITS,
 	OPT_WATCHDOG,
+	OPT_ENGINE,
+	OPT_COSTS,
 	OPT_JSON,
 	OPT_HDR,
 	OPT_NO_JSON,
@@ -68,6 +70,11 @@ static const struct opt opts[] = {
 	  "(default: the workload's)" },
 	{ "hist-digits", OPT_HIST_DIGITS, true, false, "N",
 	  "histogram significant digits, 1..5 (default 3)" },
+	{ "engine", OPT_ENGINE, true, false, "threads|sim",
+	  "threads: one pthread per worker (default); sim: virtual workers in virtual time, "
+	  "deterministic, any count" },
+	{ "costs", OPT_COSTS, true, false, "PATH",
+	  "sim: load mechanism costs (NAME = ns lines) before --set cost.NAME=ns" },
 	{ "watchdog", OPT_WATCHDOG, true, false, "SEC",
 	  "stop a run in which no task completes for SEC seconds, report its state, exit 3; "
 	  "0 = off (default 30)" },
@@ -310,6 +317,19 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 		if (rc == 0)
 			c->hist_digits = (int)u;
 		return rc;
+	case OPT_ENGINE:
+		if (strcmp(v, "sim") == 0)
+			c->sim = true;
+		else if (strcmp(v, "threads") == 0)
+			c->sim = false;
+		else
+			return fail(err, len, "unknown engine '%s' (valid: threads, sim)", v);
+		return 0;
+	case OPT_COSTS:
+		if (v[0] == '\0')
+			return fail(err, len, "--costs needs a non-empty path");
+		c->costs_path = v;
+		return 0;
 	case OPT_WATCHDOG: {
 		uint64_t sec;
 		rc = parse_uint(o->name, v, 0, 86400, &sec, err, len);
@@ -403,10 +423,41 @@ static const char *set_target(const char *name, const struct policy *p)
 	return strchr(name, '.') ? NULL : name;
 }
 
+/* --set cost.NAME=ns: a simulation cost, not a policy knob. */
+static int apply_cost_sets(struct cli *c, char *err, size_t len)
+{
+	sim_costs_default(&c->costs);
+	if (c->costs_path && sim_costs_load(&c->costs, c->costs_path, err, len))
+		return -EINVAL;
+	for (size_t i = 0; i < c->nsets; i++) {
+		if (strncmp(c->sets[i].name, "cost.", 5) != 0)
+			continue;
+		char *end;
+		errno = 0;
+		unsigned long long ns = strtoull(c->sets[i].value, &end, 10);
+		if (end == c->sets[i].value || *end || errno || c->sets[i].value[0] == '-')
+			return fail(err, len, "--set %s: '%s' is not a whole number of ns",
+				    c->sets[i].name, c->sets[i].value);
+		if (sim_costs_set(&c->costs, c->sets[i].name + 5, ns)) {
+			char names[512];
+			sim_costs_names(names, sizeof names);
+			return fail(err, len, "unknown cost '%s' (valid: %s)", c->sets[i].name + 5,
+				    names);
+		}
+	}
+	return 0;
+}
+
 static int check_sets(struct cli *c, char *err, size_t len)
 {
 	for (size_t i = 0; i < c->nsets; i++) {
 		bool used = false;
+		if (strncmp(c->sets[i].name, "cost.", 5) == 0) {
+			if (!c->sim)
+				return fail(err, len, "--set %s: costs apply to --engine=sim only",
+					    c->sets[i].name);
+			continue;
+		}
 		for (size_t j = 0; j < c->npolicies && !used; j++) {
 			const struct policy *p = c->policies[j].policy;
 			const char *k = set_target(c->sets[i].name, p);
@@ -528,7 +579,12 @@ static int resolve(struct cli *c, char *err, size_t len)
 	if (c->json_path && c->npolicies > 1)
 		return fail(err, len, "--json names one file; with several policies each gets "
 				      "its own default file (or use --no-json)");
+	if (c->costs_path && !c->sim)
+		return fail(err, len, "--costs applies to --engine=sim only");
 	rc = check_sets(c, err, len);
+	if (rc)
+		return rc;
+	rc = apply_cost_sets(c, err, len);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < c->npolicies; i++) {

@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/costs.h"
+
 struct policy;
 struct workload;
 
@@ -54,6 +56,9 @@ struct cli {
 	uint32_t sample_period;	/* resolved: --sample or the workload's default */
 	int hist_digits;
 	uint64_t watchdog_ns;	/* 0 = off */
+	bool sim;		/* --engine=sim */
+	struct sim_costs costs;	/* defaults, --costs, --set cost.NAME */
+	const char *costs_path;
 	const char *json_path;	/* NULL: the default name under the results dir */
 	const char *hdr_path;	/* --hdr: percentile distribution, or NULL */
 	bool no_json, no_baseline;

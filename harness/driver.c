@@ -187,10 +187,11 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 	char why[256] = "";
 	int rc;
 
-	e = engine_threads_create(cfg->workers);
+	e = cfg->sim ? engine_sim_create(cfg->workers, cfg->costs, 0)
+		     : engine_threads_create(cfg->workers);
 	if (!e)
-		return fail(-ENOMEM, err, len, "cannot create the threads engine for %" PRIu32
-			    " workers", cfg->workers);
+		return fail(-ENOMEM, err, len, "cannot create the %s engine for %" PRIu32
+			    " workers", cfg->sim ? "sim" : "threads", cfg->workers);
 	rc = rt_create(&rt, &rcfg, cfg->policy, cfg->knobs, e, why, sizeof why);
 	if (rc) {
 		rt = NULL;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "core/hist.h"
+#include "core/costs.h"
 #include "core/stats.h"
 #include "workloads/workload.h"
 
@@ -28,6 +29,8 @@ struct run_config {
 	int hist_digits;
 	uint64_t watchdog_ns;		/* 0 = off */
 	bool baseline;
+	bool sim;			/* the simulation engine, not threads */
+	const struct sim_costs *costs;	/* sim only */
 };
 
 struct baseline_trial {

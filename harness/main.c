@@ -119,7 +119,11 @@ static struct run_config make_config(const struct cli *c, const struct cli_polic
 		.sample_period = c->sample_period,
 		.hist_digits = c->hist_digits,
 		.watchdog_ns = c->watchdog_ns,
-		.baseline = !c->no_baseline,
+		/* The baseline runs on the real clock: a simulated run leaves it
+		 * out so that its result depends on its inputs only. */
+		.baseline = !c->no_baseline && !c->sim,
+		.sim = c->sim,
+		.costs = &c->costs,
 	};
 }
 
@@ -218,7 +222,8 @@ int main(int argc, char **argv)
 		cli_free(&c);
 		return 0;
 	}
-	if (provenance_collect(&pv, argc, argv)) {
+	/* Simulated runs depend on nothing but their inputs: no probe. */
+	if (provenance_collect(&pv, argc, argv, !c.sim)) {
 		print_error("out of memory");
 		cli_free(&c);
 		return EXIT_RUN_FAILED;

@@ -161,7 +161,7 @@ static char *join_argv(int argc, char **argv)
 	return out;
 }
 
-int provenance_collect(struct provenance *pv, int argc, char **argv)
+int provenance_collect(struct provenance *pv, int argc, char **argv, bool probe_c2c)
 {
 	struct tm tm;
 
@@ -178,7 +178,7 @@ int provenance_collect(struct provenance *pv, int argc, char **argv)
 	/* Every multi-worker figure depends on this, and on a virtual machine
 	 * it moves between regimes over minutes: take it right before the run. */
 	pv->c2c_ns = -1;
-	if (pv->cores_online >= 2 && c2c_probe(0, 1, 20000, &pv->c2c_ns) != 0)
+	if (probe_c2c && pv->cores_online >= 2 && c2c_probe(0, 1, 20000, &pv->c2c_ns) != 0)
 		pv->c2c_ns = -1;
 	kernel(pv->kernel, sizeof pv->kernel);
 	hostname(pv->hostname, sizeof pv->hostname);

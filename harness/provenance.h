@@ -5,6 +5,7 @@
 #ifndef HARNESS_PROVENANCE_H
 #define HARNESS_PROVENANCE_H
 
+#include <stdbool.h>
 #include <time.h>
 
 struct provenance {
@@ -26,7 +27,7 @@ struct provenance {
 
 /* Returns 0 or -ENOMEM. Fields that cannot be read say "unknown". Takes
  * the core-to-core round-trip probe (a few ms) on machines with 2+ CPUs. */
-int provenance_collect(struct provenance *pv, int argc, char **argv);
+int provenance_collect(struct provenance *pv, int argc, char **argv, bool probe_c2c);
 void provenance_free(struct provenance *pv);
 
 /* The start time as yyyymmddThhmmssZ, for default result file names. */

@@ -101,8 +101,9 @@ void report_header(FILE *f, const struct run_config *cfg, size_t ncfg,
 	}
 	fprintf(f, "workload   %s (", cfg->wl->name);
 	print_values(f, cfg->wl->params, cfg->wl->nparams, cfg->params, false);
-	fprintf(f, ")\nworkers    %" PRIu32 "\nengine     threads\nallocator  %s\n",
-		cfg->workers, pv->allocator);
+	fprintf(f, ")\nworkers    %" PRIu32 "\nengine     %s\nallocator  %s\n", cfg->workers,
+		cfg->sim ? "sim (virtual workers, virtual time; deterministic)" : "threads",
+		pv->allocator);
 	if (pv->c2c_ns >= 0)
 		fprintf(f, "c2c        %.0f ns core-to-core round trip (CPU 0 <-> 1, median)\n",
 			pv->c2c_ns);
@@ -320,7 +321,14 @@ static json_t *config_json(const struct run_config *cfg)
 		return NULL;
 	rc |= put(o, "policy", json_string(cfg->policy->name));
 	rc |= put(o, "workload", json_string(cfg->wl->name));
-	rc |= put(o, "engine", json_string("threads"));
+	rc |= put(o, "engine", json_string(cfg->sim ? "sim" : "threads"));
+	if (cfg->sim) {
+		json_t *costs = json_object();
+#define X(name, def, help) rc |= put(costs, #name, json_integer((json_int_t)cfg->costs->name));
+		SIM_COSTS(X)
+#undef X
+		rc |= put(o, "sim_costs_ns", costs);
+	}
 	rc |= put(o, "workers", jint(cfg->workers));
 	rc |= put(o, "seed", jseed(cfg->seed));
 	rc |= put(o, "trials", jint(cfg->trials));
