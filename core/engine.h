@@ -46,7 +46,9 @@ struct engine_ops {
 	 * Returns 0 or -errno: -ETIMEDOUT if the watchdog (rt_config's
 	 * watchdog_ns) stopped a stalled run (a stall report was written),
 	 * -EDEADLK if it could not even stop the workers (the runtime must
-	 * then be leaked, not destroyed).
+	 * then be leaked, not destroyed), -EPROTO if the simulation engine,
+	 * exploring, found the policy's idle invariant broken (rt->violation
+	 * says how).
 	 */
 	int (*run)(struct engine *e, struct runtime *rt,
 		   void (*start)(struct runtime *rt, void *arg), void *arg);

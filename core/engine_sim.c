@@ -21,6 +21,7 @@
  * number of workers can be simulated on one core.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@
 #include "engine.h"
 #include "rng.h"
 #include "runtime.h"
+#include "policies/policy.h"
 
 enum { W_RUNNABLE, W_PARKED, W_EXITED };
 
@@ -58,7 +60,7 @@ struct sim_engine {
 	uint64_t lock_free_at;		/* the global-queue lock, as a resource */
 	struct runtime *rt;
 	uint64_t steps;
-	/* --explore: a schedule-perturbing seed for tie-breaks */
+	/* --explore: a seed perturbing tie-breaks and step costs (0: none) */
 	uint64_t seed;
 };
 
@@ -167,6 +169,12 @@ static void charge(struct sim_engine *s, uint32_t id)
 	uint64_t locks = D(global_batches) + D(overflows);
 #undef D
 	struct sim_worker *sw = &s->w[id];
+	if (s->seed) {
+		/* Exploring: stretch or shrink each step by a seeded factor in
+		 * [0.5, 1.5) so that other seeds reach other interleavings, not
+		 * only other tie-breaks. */
+		cost = cost / 2 + (uint64_t)(((unsigned __int128)cost * rng_next(&s->rng)) >> 32);
+	}
 	sw->clock += cost;
 	if (locks)
 		sw->clock += lock_cost(s, sw->clock, locks);
@@ -238,6 +246,17 @@ static int sim_run(struct engine *e, struct runtime *rt,
 		enum step st = worker_step_poll(w, &timeout);
 		s->steps++;
 		charge(s, ev.id);
+		if (rt->cfg.explore && rt->policy->check_idle && !rt_finished(rt)) {
+			const char *why = rt->policy->check_idle(rt);
+			if (why) {
+				snprintf(rt->violation, sizeof rt->violation,
+					 "after step %llu at %llu ns: %s", (unsigned long long)s->steps,
+					 (unsigned long long)sw->clock, why);
+				atomic_store_explicit(&rt->finished, RT_ABORTED, memory_order_release);
+				rc = -EPROTO;
+				goto out;
+			}
+		}
 		switch (st) {
 		case STEP_EXIT:
 			sw->state = W_EXITED;

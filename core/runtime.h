@@ -75,6 +75,7 @@ struct rt_config {
 	uint32_t sample_period;	/* sample 1 in N local schedules (power of 2); 0 = none */
 	int hist_digits;	/* significant digits of every histogram */
 	uint64_t watchdog_ns;	/* stop a run when no task completes this long; 0 = off */
+	bool explore;		/* sim: check the policy's idle invariant after every step */
 };
 
 /* rt->finished */
@@ -113,6 +114,7 @@ struct runtime {
 	void (*place)(struct runtime *rt, void *arg);
 	void *place_arg;
 	bool started;			/* workers have been started */
+	char violation[256];		/* sim --explore: the broken invariant, if any */
 };
 
 #define HIST_HIGHEST_NS (3600ull * 1000000000ull)	/* an hour */

@@ -34,6 +34,8 @@ enum opt_id {
 	OPT_HIST_DIGITS,
 	OPT_WATCHDOG,
 	OPT_ENGINE,
+	OPT_EXPLORE,
+	OPT_EXPLORE_SEED,
 	OPT_COSTS,
 	OPT_JSON,
 	OPT_HDR,
@@ -73,6 +75,11 @@ static const struct opt opts[] = {
 	{ "engine", OPT_ENGINE, true, false, "threads|sim",
 	  "threads: one pthread per worker (default); sim: virtual workers in virtual time, "
 	  "deterministic, any count" },
+	{ "explore", OPT_EXPLORE, true, false, "N",
+	  "sim: N runs with different tie-break seeds, checking every step; report the first "
+	  "lost task, double run, stall or broken idle invariant with its seed" },
+	{ "explore-seed", OPT_EXPLORE_SEED, true, false, "S",
+	  "sim: one exploring run with tie-break seed S (reproduces an --explore finding)" },
 	{ "costs", OPT_COSTS, true, false, "PATH",
 	  "sim: load mechanism costs (NAME = ns lines) before --set cost.NAME=ns" },
 	{ "watchdog", OPT_WATCHDOG, true, false, "SEC",
@@ -325,6 +332,11 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 		else
 			return fail(err, len, "unknown engine '%s' (valid: threads, sim)", v);
 		return 0;
+	case OPT_EXPLORE:
+		return parse_u32(o->name, v, 1, 1000000, &c->explore, err, len);
+	case OPT_EXPLORE_SEED:
+		c->explore_seed_given = true;
+		return parse_uint(o->name, v, 1, UINT64_MAX, &c->explore_seed, err, len);
 	case OPT_COSTS:
 		if (v[0] == '\0')
 			return fail(err, len, "--costs needs a non-empty path");
@@ -581,6 +593,12 @@ static int resolve(struct cli *c, char *err, size_t len)
 				      "its own default file (or use --no-json)");
 	if (c->costs_path && !c->sim)
 		return fail(err, len, "--costs applies to --engine=sim only");
+	if ((c->explore || c->explore_seed_given) && !c->sim)
+		return fail(err, len, "--explore and --explore-seed need --engine=sim");
+	if (c->explore && c->explore_seed_given)
+		return fail(err, len, "--explore and --explore-seed exclude each other");
+	if ((c->explore || c->explore_seed_given) && c->npolicies != 1)
+		return fail(err, len, "--explore takes one policy");
 	rc = check_sets(c, err, len);
 	if (rc)
 		return rc;

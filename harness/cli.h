@@ -57,6 +57,9 @@ struct cli {
 	int hist_digits;
 	uint64_t watchdog_ns;	/* 0 = off */
 	bool sim;		/* --engine=sim */
+	uint32_t explore;	/* --explore N: seeds to try, 0 = off */
+	uint64_t explore_seed;	/* --explore-seed S: one seed */
+	bool explore_seed_given;
 	struct sim_costs costs;	/* defaults, --costs, --set cost.NAME */
 	const char *costs_path;
 	const char *json_path;	/* NULL: the default name under the results dir */

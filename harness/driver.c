@@ -180,6 +180,7 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		.sample_period = cfg->sample_period,
 		.hist_digits = cfg->hist_digits,
 		.watchdog_ns = cfg->watchdog_ns,
+		.explore = cfg->explore,
 	};
 	struct runtime *rt = NULL;
 	struct start_ctx ctx = { wl, NULL };
@@ -187,7 +188,7 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 	char why[256] = "";
 	int rc;
 
-	e = cfg->sim ? engine_sim_create(cfg->workers, cfg->costs, 0)
+	e = cfg->sim ? engine_sim_create(cfg->workers, cfg->costs, cfg->explore_seed)
 		     : engine_threads_create(cfg->workers);
 	if (!e)
 		return fail(-ENOMEM, err, len, "cannot create the %s engine for %" PRIu32
@@ -210,6 +211,23 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		rt->place_arg = &ctx;
 	}
 	rc = e->ops->run(e, rt, start_cb, &ctx);
+	if (rc == -EPROTO) {
+		fail(rc, err, len, "%s under %s: %s", wl->name, cfg->policy->name, rt->violation);
+		goto out;
+	}
+	if (rc == 0 && cfg->explore) {
+		uint64_t made = atomic_load(&rt->remote_spawns), done = 0, spawned = 0;
+		for (uint32_t i = 0; i < cfg->workers; i++) {
+			spawned += rt->workers[i].st.spawns;
+			done += rt->workers[i].st.completions;
+		}
+		if (spawned + made != done) {
+			rc = fail(-EIO, err, len, "%s under %s: %llu tasks created, %llu completed",
+				  wl->name, cfg->policy->name, (unsigned long long)(spawned + made),
+				  (unsigned long long)done);
+			goto out;
+		}
+	}
 	if (rc == -ETIMEDOUT || rc == -EDEADLK) {
 		fail(rc, err, len, "%s under %s stalled: no task completed for %.3g s (stall report "
 			 "above)", wl->name, cfg->policy->name, cfg->watchdog_ns / 1e9);
@@ -463,4 +481,16 @@ out:
 int driver_run(const struct run_config *cfg, struct run_result *res, char *err, size_t len)
 {
 	return driver_run_many(cfg, 1, res, err, len);
+}
+
+int driver_explore_one(const struct run_config *cfg, char *err, size_t len)
+{
+	struct trial t = { 0 };
+	int rc = alloc_trial(&t, cfg->workers);
+	if (rc == 0)
+		rc = run_parallel(cfg, cfg->seed, &t, NULL, err, len);
+	else
+		fail(rc, err, len, "out of memory");
+	free_trial(&t);
+	return rc;
 }

@@ -30,6 +30,8 @@ struct run_config {
 	uint64_t watchdog_ns;		/* 0 = off */
 	bool baseline;
 	bool sim;			/* the simulation engine, not threads */
+	bool explore;			/* sim: check invariants after every step */
+	uint64_t explore_seed;		/* sim: perturbs tie-breaking; 0 = none */
 	const struct sim_costs *costs;	/* sim only */
 };
 
@@ -105,6 +107,14 @@ int driver_run(const struct run_config *cfg, struct run_result *res, char *err, 
 int driver_run_many(const struct run_config *cfgs, size_t ncfg, struct run_result *res,
 		    char *err, size_t len);
 void run_result_free(struct run_result *res);
+
+/*
+ * One simulated run for --explore: cfg with cfg->explore_seed, checked for
+ * a wrong answer or a lost or extra task (-EIO), a stall (-ETIMEDOUT) and a
+ * broken idle invariant (-EPROTO), with one line in err. A task run twice
+ * aborts the process (the caller runs this in a child).
+ */
+int driver_explore_one(const struct run_config *cfg, char *err, size_t len);
 
 /* The median of v[0..n) (mean of the middle two for even n); sorts v. */
 double median_of(double *v, size_t n);

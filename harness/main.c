@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -191,6 +192,76 @@ static int run_policies(const struct cli *c, const struct provenance *pv)
 	return status;
 }
 
+/*
+ * --explore N / --explore-seed S: simulated runs with perturbed tie-breaks,
+ * each in a child process so that a task run twice (which aborts) is
+ * reported with its seed like any other finding.
+ */
+static int explore_one_child(const struct run_config *cfg)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		char err[1024];
+		int rc = driver_explore_one(cfg, err, sizeof err);
+		if (rc)
+			fprintf(stderr, "harness: %s\n", err);
+		fflush(NULL);
+		_exit(rc == 0 ? 0 : rc == -ETIMEDOUT ? 3 : rc == -EPROTO ? 4 : 1);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static const char *explore_what(int code)
+{
+	switch (code) {
+	case 1: return "a wrong answer or a lost task";
+	case 3: return "a stall";
+	case 4: return "a broken idle invariant (a lost wakeup in the making)";
+	default: return code > 128 ? "a crash (a failed check, e.g. a task run twice)" : "a failure";
+	}
+}
+
+static int run_explore(const struct cli *c)
+{
+	struct run_config cfg = make_config(c, &c->policies[0]);
+	uint64_t first = c->explore_seed_given ? c->explore_seed : 1;
+	uint64_t last = c->explore_seed_given ? c->explore_seed : c->explore;
+
+	cfg.explore = true;
+	cfg.baseline = false;
+	for (uint64_t seed = first; seed <= last; seed++) {
+		cfg.explore_seed = seed;
+		int code = explore_one_child(&cfg);
+		if (code < 0) {
+			print_error("cannot fork for --explore");
+			return EXIT_RUN_FAILED;
+		}
+		if (code != 0) {
+			printf("explore: %s under %s on %u workers: seed %llu found %s\n"
+			       "reproduce: add --explore-seed %llu (instead of --explore)\n",
+			       cfg.wl->name, cfg.policy->name, cfg.workers, (unsigned long long)seed,
+			       explore_what(code), (unsigned long long)seed);
+			return EXIT_RUN_FAILED;
+		}
+		if (seed % 100 == 0)
+			fprintf(stderr, "explore: %llu/%llu seeds clean\n", (unsigned long long)seed,
+				(unsigned long long)last);
+	}
+	printf("explore: %s under %s on %u workers: %llu seed%s, no lost task, double run, stall "
+	       "or broken invariant\n", cfg.wl->name, cfg.policy->name, cfg.workers,
+	       (unsigned long long)(last - first + 1), last > first ? "s" : "");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct provenance pv;
@@ -221,6 +292,11 @@ int main(int argc, char **argv)
 			cli_list(stdout);
 		cli_free(&c);
 		return 0;
+	}
+	if (c.explore || c.explore_seed_given) {
+		int rc = run_explore(&c);
+		cli_free(&c);
+		return rc;
 	}
 	/* Simulated runs depend on nothing but their inputs: no probe. */
 	if (provenance_collect(&pv, argc, argv, !c.sim)) {

@@ -37,6 +37,11 @@
  *                   park with *timeout_ns set (the engine waits), false to
  *                   run another tick. Runs the policy's sleep protocol.
  *   unparked        owner, when the engine's park returns.
+ *   check_idle      the simulation engine, between two steps, when exploring
+ *                   schedules (--explore): return NULL if the sleep protocol's
+ *                   invariant holds, else one line saying how it is broken
+ *                   (e.g. runnable work queued while a worker sleeps and
+ *                   nobody searches). Optional.
  *   dump            any thread, for a stall report (core/runtime.h rt_dump):
  *                   write policy-specific state. Optional; may read moving
  *                   state, so it reads atomics only unless workers stopped.
@@ -79,6 +84,7 @@ struct policy {
 	void (*tick_end)(struct worker *w, uint32_t polls, uint64_t elapsed_ns);
 	bool (*park)(struct worker *w, uint64_t *timeout_ns);
 	void (*unparked)(struct worker *w, enum park_wake how);
+	const char *(*check_idle)(struct runtime *rt);
 	void (*dump)(struct runtime *rt, FILE *f);
 };
 
