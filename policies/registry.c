@@ -2,11 +2,16 @@
 #include <string.h>
 
 #include "policies/policy.h"
+#include "policies/go.h"
+#include "policies/tokio.h"
 #include "policies/volt.h"
 
 const struct policy *const policy_table[] = {
 	&policy_volt,
 	&policy_volt_broken,	/* test-only: listed apart, not in --policy=all */
+	&policy_tokio,
+	&policy_fixed_interval_61,
+	&policy_go,
 	NULL,
 };
 

@@ -16,9 +16,11 @@ static void fib25_on(uint32_t workers)
 	ASSERT_U64_EQ(r.total.completions, 242785);
 	/* Every task but the root was spawned by a worker. */
 	ASSERT_U64_EQ(r.total.spawns, 242785 - 1);
-	/* Internal nodes are polled twice (spawn, then join), leaves once;
-	 * a wake during a poll adds exactly one repoll. */
-	ASSERT_U64_EQ(r.total.polls, 242785 + (242785 - 1) / 2 + r.total.repolls);
+	/* Internal nodes are polled twice (spawn, then join), leaves once.
+	 * When both children finish during the first poll, the repoll that
+	 * follows is the join poll: it is counted in repolls, not extra. */
+	ASSERT_U64_EQ(r.total.polls, 242785 + (242785 - 1) / 2);
+	ASSERT(r.total.repolls <= (242785 - 1) / 2);
 	fprintf(stderr, "    %u workers: steals %llu, parks %llu\n", workers,
 		(unsigned long long)r.total.steals, (unsigned long long)r.total.parks);
 }

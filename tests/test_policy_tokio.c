@@ -1,0 +1,468 @@
+/*
+ * test_policy_tokio.c - the tokio and fixed-interval-61 policies: fib
+ * computed correctly; the self-tuning interval (its start at 61, its EWMA
+ * arithmetic and dead band, its bounds over a run); the global queue on
+ * exactly every 61st tick; the sleeper stack; the LIFO cap against a
+ * ping-pong pair.
+ */
+#include <math.h>
+
+#include "policies/tokio.h"
+#include "run_util.h"
+
+static const struct task_vtable dummy_vt = { .name = "dummy" };
+
+/* A runtime the test thread drives by hand as the owner of every worker
+ * (the engine never runs: unparks only leave permits). */
+static struct runtime *hand_runtime(const struct policy *p, uint32_t workers,
+				    const char *const *knobs, struct engine **e)
+{
+	double kv[TOKIO_NKNOBS];
+	apply_settings(p->knobs, p->nknobs, kv, knobs);
+	struct rt_config cfg = { .workers = workers, .seed = 1, .sample_period = 0,
+				 .hist_digits = 2 };
+	char err[256];
+	if (p->check(&cfg, kv, err, sizeof err) != 0)
+		TEST_FAIL("check: %s", err);
+	*e = engine_threads_create(workers);
+	ASSERT(*e);
+	struct runtime *rt;
+	if (rt_create(&rt, &cfg, p, kv, *e, err, sizeof err) != 0)
+		TEST_FAIL("rt_create: %s", err);
+	return rt;
+}
+
+static void hand_destroy(struct runtime *rt, struct engine *e)
+{
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+/* The next task, starting a new core step when the policy ends one (at a
+ * maintenance tick, or when local work runs out). */
+static struct task *next_task(struct worker *w)
+{
+	const struct policy *p = w->rt->policy;
+	struct task *t = p->find_work(w);
+	if (!t) {
+		p->tick_begin(w);
+		t = p->find_work(w);
+	}
+	return t;
+}
+
+/* ---- whole runs ---- */
+
+struct interval_seen {
+	uint32_t lo[8], hi[8], cur[8];
+};
+
+static void record_intervals(struct runtime *rt, void *arg)
+{
+	struct interval_seen *s = arg;
+	for (uint32_t i = 0; i < rt->nworkers && i < 8; i++) {
+		s->lo[i] = tokio_worker_interval_min(&rt->workers[i]);
+		s->hi[i] = tokio_worker_interval_max(&rt->workers[i]);
+		s->cur[i] = tokio_worker_interval(&rt->workers[i]);
+	}
+}
+
+static void fib25_on(const char *policy, uint32_t workers)
+{
+	static const char *const params[] = { "n=25", NULL };
+	struct run_result r;
+	struct interval_seen s;
+	run_workload_inspect(policy, "fib", workers, NULL, params, 1, &r, record_intervals, &s);
+	if (r.verify_rc != 0)
+		TEST_FAIL("%s on %u workers: %s", policy, workers, r.err);
+	ASSERT_U64_EQ(r.tasks, 242785);
+	ASSERT_U64_EQ(r.total.completions, 242785);
+	ASSERT_U64_EQ(r.total.spawns, 242785 - 1);
+	/* Internal nodes are polled twice (spawn, then join), leaves once. When
+	 * both children finish during the parent's first poll, its join poll
+	 * is a repoll (task_poll_end), not an extra poll. */
+	ASSERT_U64_EQ(r.total.polls, 242785 + (242785 - 1) / 2);
+	/* Every poll came from the LIFO slot, the ring, the global queue or
+	 * a steal (a stolen task is run at once, the rest go to the ring). */
+	ASSERT_U64_EQ(r.total.polls, r.total.lifo_polls + r.total.local_pops +
+					     r.total.global_batches + r.total.steals);
+	ASSERT(r.total.lifo_polls > 0);
+	ASSERT(r.total.interval_checks > 0);
+	for (uint32_t i = 0; i < workers; i++) {
+		ASSERT(s.lo[i] >= 2 && s.hi[i] <= 127);
+		ASSERT(s.lo[i] <= 61 && s.hi[i] >= 61);	/* every worker starts at 61 */
+		ASSERT(s.cur[i] >= s.lo[i] && s.cur[i] <= s.hi[i]);
+		if (strcmp(policy, "fixed-interval-61") == 0) {
+			ASSERT_EQ(s.lo[i], 61);
+			ASSERT_EQ(s.hi[i], 61);
+		}
+	}
+	if (strcmp(policy, "tokio") == 0 && workers == 1) {
+		/* A fib node polls in far less than 200 us / 127: a retune
+		 * reaches the upper clamp. */
+		ASSERT_EQ(s.hi[0], 127);
+	}
+	fprintf(stderr, "    %s %u workers: lifo %llu, steals %llu, parks %llu, interval %u..%u\n",
+		policy, workers, (unsigned long long)r.total.lifo_polls,
+		(unsigned long long)r.total.steals, (unsigned long long)r.total.parks, s.lo[0],
+		s.hi[0]);
+}
+
+static void fib25_all(void)
+{
+	static const uint32_t counts[] = { 1, 2, 3, 8 };
+	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+		fib25_on("tokio", counts[i]);
+		fib25_on("fixed-interval-61", counts[i]);
+	}
+}
+
+/* ---- the self-tuning interval ---- */
+
+static void ewma_arithmetic(void)
+{
+	const double seed = 200000.0 / 61;	/* 3278.688524590164 */
+	/* One poll: weight 1 - 0.9 = 0.1. */
+	ASSERT_NEAR(tokio_ewma(seed, 1, 10000, 0.1), 0.1 * 10000 + 0.9 * seed, 1e-9);
+	ASSERT_NEAR(tokio_ewma(seed, 1, 10000, 0.1), 3950.819672131148, 1e-9);
+	/* Ten polls, mean 1000 ns: weight 1 - 0.9^10 = 0.6513215599. */
+	ASSERT_NEAR(tokio_ewma(seed, 10, 10000, 0.1), 1794.529560227869, 1e-9);
+	/* No polls: unchanged. */
+	ASSERT_NEAR(tokio_ewma(seed, 0, 123456, 0.1), seed, 0);
+
+	ASSERT_EQ(tokio_tuned_interval(seed, 200000, 2, 127), 61);
+	ASSERT_EQ(tokio_tuned_interval(1794.529560227869, 200000, 2, 127), 111);
+	ASSERT_EQ(tokio_tuned_interval(1000, 200000, 2, 127), 127);	/* 200 -> clamp */
+	ASSERT_EQ(tokio_tuned_interval(1e9, 200000, 2, 127), 2);	/* 0 -> clamp */
+	ASSERT_EQ(tokio_tuned_interval(0, 200000, 2, 127), 127);	/* inf saturates */
+	ASSERT_EQ(tokio_tuned_interval(NAN, 200000, 2, 127), 2);	/* NaN casts to 0 */
+
+	/* The dead band: a move of 2 or less is jitter. */
+	ASSERT_EQ(tokio_retune(61, 63, 2), 61);
+	ASSERT_EQ(tokio_retune(61, 59, 2), 61);
+	ASSERT_EQ(tokio_retune(61, 64, 2), 64);
+	ASSERT_EQ(tokio_retune(61, 58, 2), 58);
+	ASSERT_EQ(tokio_retune(61, 61, 0), 61);
+
+	/* Global batches: max(1, min(len / workers + 1, room, 128)). */
+	ASSERT_EQ(tokio_batch_size(0, 4, 256, 128), 1);
+	ASSERT_EQ(tokio_batch_size(40, 4, 256, 128), 11);
+	ASSERT_EQ(tokio_batch_size(100000, 4, 256, 128), 128);
+	ASSERT_EQ(tokio_batch_size(100000, 4, 60, 128), 60);
+	ASSERT_EQ(tokio_batch_size(100000, 4, 0, 128), 1);
+}
+
+/* Fill worker w's ring with n dummy tasks (the test is its owner). */
+static void fill_ring(struct worker *w, struct task *ts, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		task_init(&ts[i], &dummy_vt);
+		ASSERT(ring_try_push(&w->sh->ring, &ts[i]));
+	}
+}
+
+static bool is_marker(const struct task *t, const struct task *m, uint32_t nm)
+{
+	return t >= m && t < m + nm;
+}
+
+/*
+ * The tuning seen through the policy: tick_end moves the EWMA, and the
+ * interval follows only on a global-queue tick and only out of the dead
+ * band. The global task then comes on the new interval's multiples.
+ */
+static void tuning_driven_by_hand(void)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime(&policy_tokio, 1, NULL, &e);
+	struct worker *w = &rt->workers[0];
+	const struct policy *p = &policy_tokio;
+	static struct task ring_tasks[250], markers[4];
+
+	ASSERT_EQ(tokio_worker_interval(w), 61);
+	ASSERT_NEAR(tokio_worker_ewma_ns(w), 200000.0 / 61, 1e-9);
+	fill_ring(w, ring_tasks, 250);
+	for (int i = 0; i < 4; i++) {
+		task_init(&markers[i], &dummy_vt);
+		inject_push(&rt->inject, &markers[i]);
+	}
+
+	/* One poll of 3492 ns: EWMA 3300.02, tuned 60, inside the band. */
+	p->tick_end(w, 1, 3492);
+	ASSERT_NEAR(tokio_worker_ewma_ns(w), 3300.0196721311477, 1e-6);
+	p->tick_begin(w);
+	uint32_t marker_ticks[4], nmarkers = 0;
+	while (nmarkers < 2) {
+		struct task *t = next_task(w);
+		ASSERT(t);
+		if (is_marker(t, markers, 4))
+			marker_ticks[nmarkers++] = tokio_worker_tick(w);
+		if (tokio_worker_tick(w) == 100) {
+			/* 100 polls at 1 us: weight 1 - 0.9^100, EWMA 1000.06,
+			 * tuned 199 -> 127; taken at the next global tick. */
+			p->tick_end(w, 100, 100000);
+			ASSERT_NEAR(tokio_worker_ewma_ns(w), 1000.0610917399607, 1e-6);
+			ASSERT_EQ(tokio_worker_interval(w), 61);
+		}
+	}
+	ASSERT_EQ(marker_ticks[0], 61);		/* 60 is in the band: still 61 */
+	ASSERT_EQ(marker_ticks[1], 122);
+	ASSERT_EQ(tokio_worker_interval(w), 127);	/* retuned at tick 122 */
+	/* The next global tick is the next multiple of 127. */
+	while (nmarkers < 3) {
+		struct task *t = next_task(w);
+		ASSERT(t);
+		if (is_marker(t, markers, 4))
+			marker_ticks[nmarkers++] = tokio_worker_tick(w);
+	}
+	ASSERT_EQ(marker_ticks[2], 127);
+
+	/* A very slow batch drives the interval to the lower clamp. */
+	p->tick_end(w, 1, 1000000000);
+	while (tokio_worker_tick(w) < 254) {
+		struct task *t = next_task(w);
+		ASSERT(t);
+	}
+	ASSERT_EQ(tokio_worker_interval(w), 2);	/* retuned at tick 254 */
+	ASSERT_EQ(tokio_worker_interval_min(w), 2);
+	ASSERT_EQ(tokio_worker_interval_max(w), 127);
+	ASSERT_EQ(w->st.interval_checks, 4);	/* ticks 61, 122, 127, 254 */
+	hand_destroy(rt, e);
+}
+
+/* fixed-interval-61: with a steady local supply and a non-empty global
+ * queue, the global task comes at exactly ticks 61, 122, 183, 244. */
+static void fixed_interval_every_61st_tick(void)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime(&policy_fixed_interval_61, 1, NULL, &e);
+	struct worker *w = &rt->workers[0];
+	static struct task ring_tasks[250], markers[5];
+	fill_ring(w, ring_tasks, 250);
+	for (int i = 0; i < 5; i++) {
+		task_init(&markers[i], &dummy_vt);
+		inject_push(&rt->inject, &markers[i]);
+	}
+	policy_fixed_interval_61.tick_begin(w);
+	uint32_t seen = 0;
+	for (uint32_t k = 1; k <= 250; k++) {
+		struct task *t = next_task(w);
+		ASSERT(t);
+		ASSERT_EQ(tokio_worker_tick(w), k);	/* no LIFO: one tick per task */
+		if (is_marker(t, markers, 5)) {
+			ASSERT_EQ(k % 61, 0);
+			ASSERT(t == &markers[seen]);	/* FIFO global queue */
+			seen++;
+		} else {
+			ASSERT(k % 61 != 0);
+		}
+	}
+	ASSERT_EQ(seen, 250 / 61);
+	ASSERT_EQ(w->st.interval_checks, 250 / 61);
+	ASSERT_EQ(w->st.global_tasks, 250 / 61);
+	ASSERT_EQ(tokio_worker_maintenance(w), 250 / 61);	/* event_interval 61 */
+	ASSERT_EQ(tokio_worker_interval(w), 61);
+	ASSERT_EQ(inject_len(&rt->inject), 1);
+	hand_destroy(rt, e);
+}
+
+/* ---- idle: the sleeper stack ---- */
+
+static void sleepers_wake_in_stack_order(void)
+{
+	/* 256 workers: past any 64-bit bitmap. */
+	const uint32_t n = 256;
+	struct engine *e;
+	struct runtime *rt = hand_runtime(&policy_tokio, n, NULL, &e);
+	const struct policy *p = &policy_tokio;
+	static const uint32_t order[] = { 5, 1, 9, 200, 255, 70 };
+	uint64_t timeout = 0;
+	uint32_t list[8];
+
+	for (int i = 0; i < 6; i++) {
+		ASSERT(p->park(&rt->workers[order[i]], &timeout));
+		ASSERT_U64_EQ(timeout, PARK_FOREVER);
+	}
+	ASSERT_EQ(tokio_sleepers(rt, list, 8), 6);
+	for (int i = 0; i < 6; i++)
+		ASSERT_EQ(list[i], order[i]);
+	ASSERT_EQ(tokio_num_unparked(rt), n - 6);
+	ASSERT_EQ(tokio_num_searching(rt), 0);
+
+	/* A remote spawn wakes the most recently parked worker, counted as
+	 * unparked and searching. */
+	struct task t1, t2;
+	task_init(&t1, &dummy_vt);
+	rt_spawn_remote(rt, &t1);
+	ASSERT_EQ(tokio_sleepers(rt, list, 8), 5);
+	ASSERT_EQ(list[4], 255);
+	ASSERT_EQ(tokio_num_searching(rt), 1);
+	ASSERT_EQ(tokio_num_unparked(rt), n - 5);
+	struct worker *w70 = &rt->workers[70];
+	p->unparked(w70, PARK_WOKEN);
+	ASSERT(w70->searching);
+	ASSERT_EQ(w70->st.unparks_notify, 1);
+
+	/* Somebody searches: the next spawn wakes nobody. */
+	task_init(&t2, &dummy_vt);
+	rt_spawn_remote(rt, &t2);
+	ASSERT_EQ(tokio_sleepers(rt, list, 8), 5);
+
+	/* The searcher finds a task and, as the last searcher, wakes the
+	 * next sleeper down the stack. */
+	p->tick_begin(w70);
+	ASSERT(p->find_work(w70) == &t1);
+	ASSERT(!w70->searching);
+	ASSERT_EQ(w70->st.last_searcher_notifies, 1);
+	ASSERT_EQ(w70->st.notifies, 1);
+	ASSERT_EQ(tokio_sleepers(rt, list, 8), 4);
+	ASSERT_EQ(list[3], 200);
+	p->unparked(&rt->workers[255], PARK_WOKEN);
+	ASSERT(rt->workers[255].searching);
+
+	/* A timeout takes the worker off the list, keeping the order. */
+	p->unparked(&rt->workers[1], PARK_TIMEOUT);
+	ASSERT(!rt->workers[1].searching);
+	ASSERT_EQ(rt->workers[1].st.unparks_timeout, 1);
+	ASSERT_EQ(tokio_sleepers(rt, list, 8), 3);
+	ASSERT_EQ(list[0], 5);
+	ASSERT_EQ(list[1], 9);
+	ASSERT_EQ(list[2], 200);
+	ASSERT_EQ(tokio_num_unparked(rt), n - 3);
+	hand_destroy(rt, e);
+
+	/* sleeper_fifo=1: the longest parked wakes first. */
+	static const char *const fifo[] = { "sleeper_fifo=1", NULL };
+	rt = hand_runtime(&policy_tokio, 4, fifo, &e);
+	for (uint32_t i = 3; i >= 1; i--)
+		ASSERT(p->park(&rt->workers[i], &timeout));
+	task_init(&t1, &dummy_vt);
+	rt_spawn_remote(rt, &t1);
+	ASSERT_EQ(tokio_sleepers(rt, list, 8), 2);
+	ASSERT_EQ(list[0], 2);
+	ASSERT_EQ(list[1], 1);
+	hand_destroy(rt, e);
+}
+
+/* ---- the LIFO cap against a ping-pong pair ---- */
+
+struct pp {
+	struct task task;
+	struct pp *partner;
+	uint32_t polls;
+	bool quiet;		/* the first poll only goes idle */
+};
+
+static enum task_poll pp_poll(struct task *t, struct worker *w)
+{
+	struct pp *p = (struct pp *)t;
+	p->polls++;
+	if (p->quiet) {
+		p->quiet = false;
+		return TASK_PENDING;
+	}
+	rt_wake(w->rt, w, &p->partner->task);
+	return TASK_PENDING;
+}
+
+static const struct task_vtable pp_vt = { .name = "ping-pong", .poll = pp_poll };
+
+static uint32_t third_polled;
+static enum task_poll third_poll(struct task *t, struct worker *w)
+{
+	third_polled++;
+	return TASK_DONE;
+}
+
+static const struct task_vtable third_vt = { .name = "third", .poll = third_poll };
+
+/* Polls until the third task ran (or `limit`); returns how many. */
+static uint32_t ping_pong(const char *const *knobs, uint32_t limit, uint64_t *lifo_polls)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime(&policy_tokio, 1, knobs, &e);
+	struct worker *w = &rt->workers[0];
+	const struct policy *p = &policy_tokio;
+	struct pp a = { .partner = NULL }, b = { .partner = NULL };
+	struct task c;
+	a.partner = &b;
+	b.partner = &a;
+	third_polled = 0;
+
+	p->tick_begin(w);
+	task_init(&b.task, &pp_vt);
+	b.quiet = true;
+	worker_run_task(w, &b.task);	/* b waits for a wake */
+	task_init(&c, &third_vt);
+	rt_spawn(w, &c);		/* the slot: c */
+	task_init(&a.task, &pp_vt);
+	rt_spawn(w, &a.task);		/* the slot: a; c to the ring */
+	ASSERT(ring_len(&w->sh->ring) >= 1);
+
+	uint32_t polls = 0;
+	while (third_polled == 0 && polls < limit) {
+		struct task *t = next_task(w);
+		ASSERT(t);
+		worker_run_task(w, t);
+		polls++;
+	}
+	*lifo_polls = w->st.lifo_polls;
+	hand_destroy(rt, e);
+	return polls;
+}
+
+static void lifo_cap_stops_ping_pong(void)
+{
+	uint64_t lifo;
+	/* a, b, a from the slot; the third LIFO poll turns the slot off, so
+	 * the b it wakes goes behind c, and c is next. */
+	ASSERT_EQ(ping_pong(NULL, 1000, &lifo), 4);
+	ASSERT_EQ(lifo, 3);
+	ASSERT_EQ(third_polled, 1);
+	/* With the cap out of reach the pair keeps the slot and c starves:
+	 * the cap is what lets c run. */
+	static const char *const uncapped[] = { "lifo_cap=1000000", NULL };
+	ASSERT_EQ(ping_pong(uncapped, 1000, &lifo), 1000);
+	ASSERT_EQ(lifo, 1000);
+	ASSERT_EQ(third_polled, 0);
+	/* No slot at all: FIFO, c first. */
+	static const char *const noslot[] = { "lifo_cap=0", NULL };
+	ASSERT_EQ(ping_pong(noslot, 1000, &lifo), 1);
+	ASSERT_EQ(lifo, 0);
+}
+
+static void worker_limit(void)
+{
+	double kv[TOKIO_NKNOBS];
+	knob_defaults(policy_tokio.knobs, policy_tokio.nknobs, kv);
+	struct rt_config cfg = { .workers = 65535, .seed = 1, .hist_digits = 3 };
+	char err[256] = "";
+	ASSERT_EQ(policy_tokio.check(&cfg, kv, err, sizeof err), 0);
+	cfg.workers = 65536;
+	ASSERT(policy_tokio.check(&cfg, kv, err, sizeof err) != 0);
+	ASSERT(strstr(err, "65535") != NULL);
+	cfg.workers = 4;
+	kv[TOKIO_INTERVAL_MIN] = 200;
+	ASSERT(policy_tokio.check(&cfg, kv, err, sizeof err) != 0);
+	/* The two policies differ only in the interval's default. */
+	ASSERT_EQ(policy_tokio.nknobs, policy_fixed_interval_61.nknobs);
+	for (size_t i = 0; i < TOKIO_NKNOBS; i++) {
+		ASSERT_STR_EQ(policy_tokio.knobs[i].name, policy_fixed_interval_61.knobs[i].name);
+		if (i != TOKIO_INTERVAL)
+			ASSERT(policy_tokio.knobs[i].def == policy_fixed_interval_61.knobs[i].def);
+	}
+	ASSERT(policy_tokio.knobs[TOKIO_INTERVAL].def == 0);
+	ASSERT(policy_fixed_interval_61.knobs[TOKIO_INTERVAL].def == 61);
+}
+
+int main(void)
+{
+	RUN(ewma_arithmetic);
+	RUN(tuning_driven_by_hand);
+	RUN(fixed_interval_every_61st_tick);
+	RUN(sleepers_wake_in_stack_order);
+	RUN(lifo_cap_stops_ping_pong);
+	RUN(worker_limit);
+	RUN(fib25_all);
+	return 0;
+}
