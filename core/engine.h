@@ -40,8 +40,8 @@ struct engine_ops {
 	/*
 	 * Harness thread: call rt->place(rt, rt->place_arg) if set, before any
 	 * worker runs (it may put tasks on workers with rt_place), start the
-	 * runtime's workers, call start(rt, arg) (which records the start time
-	 * and injects the root tasks), return
+	 * runtime's workers, record rt->start_ns, call start(rt, arg) (which
+	 * injects the root tasks), return
 	 * when the runtime has finished and its workers have stopped.
 	 * Returns 0 or -errno: -ETIMEDOUT if the watchdog (rt_config's
 	 * watchdog_ns) stopped a stalled run (a stall report was written),

@@ -223,6 +223,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	rt->started = true;
 	for (uint32_t i = 0; i < s->n; i++)
 		heap_push(s, i, 0);
+	rt->start_ns = 0;
 	start(rt, arg);
 
 	uint64_t watchdog = rt->cfg.watchdog_ns, seen = 0, since = 0;

@@ -192,6 +192,11 @@ static enum park_wake te_park(struct threads_engine *te, uint32_t id, uint64_t t
  * repaid from the worker's later computes, so that a worker's compute adds
  * up to what its tasks declared whenever the machine lets it catch up.
  */
+static uint64_t mono_now(struct threads_engine *te)
+{
+	return te_now(&te->base, NULL);
+}
+
 static void te_compute(struct engine *e, struct worker *w, uint64_t ns)
 {
 	struct parker *p = &((struct threads_engine *)e)->parkers[w->index];
@@ -261,7 +266,10 @@ static int te_run(struct engine *e, struct runtime *rt,
 	}
 	CHECK_MSG(rc == 0, "cannot start worker thread %u: %s", started, strerror(rc));
 
-	/* All workers are running before the clock starts. */
+	/* All workers exist before the clock starts; the start time is
+	 * written before they are released (placed tasks may run at once,
+	 * and the barrier orders this write before their reads). */
+	rt->start_ns = mono_now(te);
 	pthread_barrier_wait(&te->barrier);
 	start(rt, arg);
 	bool stalled = watch(te, rt);

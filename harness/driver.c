@@ -106,7 +106,7 @@ static void start_cb(struct runtime *rt, void *arg)
 {
 	struct start_ctx *ctx = arg;
 
-	rt->start_ns = rt_now(rt, NULL);
+	/* The engine recorded rt->start_ns before releasing the workers. */
 	ctx->wl->start(ctx->inst, rt);
 }
 

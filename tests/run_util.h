@@ -44,8 +44,7 @@ static inline void apply_settings(const struct knob_def *defs, size_t n, double 
 static void run_start(struct runtime *rt, void *arg)
 {
 	const struct workload *wl = arg;
-	rt->start_ns = rt_now(rt, NULL);
-	wl->start(rt->user, rt);
+	wl->start(rt->user, rt);	/* the engine recorded start_ns */
 }
 
 static void run_place(struct runtime *rt, void *arg)

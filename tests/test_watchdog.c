@@ -5,14 +5,15 @@
  * on 2 workers with global batches of one task and parks without timeout:
  *
  *   1. both workers park;
- *   2. the test injects task A: the notify claims worker 0, which counts as
- *      a searcher from that moment;
- *   3. the test injects task B at once: a searcher exists, so nobody is
- *      woken for it;
- *   4. worker 0 takes A (a batch of one) and leaves the searching state as
+ *   2. the test queues A and B in the global queue and then does what
+ *      volt's notify does for the first of them: it claims worker 0 (which
+ *      counts as a searcher from then on) and unparks it. Nobody is woken
+ *      for B: a searcher exists. (Doing this by hand, rather than through
+ *      two remote spawns, keeps worker 0 from taking A before B is queued.)
+ *   3. worker 0 takes A (a batch of one) and leaves the searching state as
  *      the last searcher. volt now wakes worker 1, which runs B; the broken
  *      variant does not, and B stays queued while worker 1 sleeps;
- *   5. A waits for B to have run (spinning through rt_compute), so under the
+ *   4. A waits for B to have run (spinning through rt_compute), so under the
  *      broken variant no task completes any more.
  *
  * volt must finish; volt-broken must be stopped by the watchdog with a
@@ -73,10 +74,11 @@ static void start_both(struct runtime *rt, void *arg)
 	rt->start_ns = rt_now(rt, NULL);
 	task_init(&p->a, &a_vt);
 	task_init(&p->b, &b_vt);
-	rt_spawn_remote(rt, &p->a);
-	/* Worker 0 was claimed as a searcher by A's notify: B wakes nobody. */
+	inject_push(&rt->inject, &p->a);
+	inject_push(&rt->inject, &p->b);
+	ASSERT_EQ(idle_claim_parked(&rt->idle), 0);
 	ASSERT_EQ(atomic_load(&rt->idle.num_searching), 1);
-	rt_spawn_remote(rt, &p->b);
+	rt->engine->ops->unpark(rt->engine, 0);
 }
 
 /* Runs the scenario; returns the engine's result and the report text. */
