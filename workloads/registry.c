@@ -4,9 +4,15 @@
 #include "workloads/workload.h"
 
 extern const struct workload workload_fib;
+extern const struct workload workload_spawn_many, workload_chained_spawn, workload_yield_many,
+	workload_ping_pong;
 
 const struct workload *const workload_table[] = {
 	&workload_fib,
+	&workload_spawn_many,
+	&workload_chained_spawn,
+	&workload_yield_many,
+	&workload_ping_pong,
 	NULL,
 };
 
