@@ -4,6 +4,7 @@
 #include "workloads/workload.h"
 
 extern const struct workload workload_fib;
+extern const struct workload workload_nqueens, workload_uts, workload_sort, workload_imbalanced;
 extern const struct workload workload_spawn_many, workload_chained_spawn, workload_yield_many,
 	workload_ping_pong;
 
@@ -13,6 +14,10 @@ const struct workload *const workload_table[] = {
 	&workload_chained_spawn,
 	&workload_yield_many,
 	&workload_ping_pong,
+	&workload_nqueens,
+	&workload_uts,
+	&workload_sort,
+	&workload_imbalanced,
 	NULL,
 };
 
