@@ -6,12 +6,17 @@
 #include "policies/tokio.h"
 #include "policies/volt.h"
 
+extern const struct policy policy_central, policy_static_partition, policy_locality;
+
 const struct policy *const policy_table[] = {
 	&policy_volt,
 	&policy_volt_broken,	/* test-only: listed apart, not in --policy=all */
 	&policy_tokio,
 	&policy_fixed_interval_61,
 	&policy_go,
+	&policy_central,
+	&policy_static_partition,
+	&policy_locality,
 	NULL,
 };
 

@@ -23,7 +23,7 @@
  * The initial interval follows the documented 50 us average (interval 20),
  * not the code's 61; set initial_avg_ns to 16393 for the latter.
  */
-#include "policies/volt.h"
+#include "policies/volt_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,40 +33,7 @@
 
 /* One table shape for volt and its test-only broken variant, which differ
  * only in the park timeout's default. */
-#define VOLT_KNOB_TABLE(park_default)                                                        \
-	{                                                                                    \
-		[VOLT_BUDGET] = { "budget", 128, 1, 65536, true, "task polls per tick" },    \
-		[VOLT_LIFO_CAP] = { "lifo_cap", 3, 0, 1e9, true,                             \
-				    "LIFO-slot polls per tick before the slot is flushed to "\
-				    "the ring; 0 disables the slot" },                       \
-		[VOLT_PREFETCH] = { "prefetch", 32, 0, 64, true,                             \
-				    "owner-private buffer for a global batch's surplus "     \
-				    "(the rest goes to the ring)" },                         \
-		[VOLT_BATCH_MIN] = { "batch_min", 4, 1, 256, true,                           \
-				     "lower clamp of a global batch (len/workers)" },        \
-		[VOLT_BATCH_MAX] = { "batch_max", 64, 1, 256, true,                          \
-				     "upper clamp of a global batch" },                      \
-		[VOLT_INTERVAL] = { "interval", 0, 0, 1e9, true,                             \
-				    "polls between global-queue checks; 0 = adaptive (EWMA)" }, \
-		[VOLT_INTERVAL_MIN] = { "interval_min", 8, 1, 1e9, true,                     \
-					"lower clamp of the adaptive interval" },            \
-		[VOLT_INTERVAL_MAX] = { "interval_max", 255, 1, 1e9, true,                   \
-					"upper clamp of the adaptive interval" },            \
-		[VOLT_TARGET_NS] = { "target_ns", 1e6, 1, 1e12, false,                       \
-				     "target global-queue latency: interval = target / "     \
-				     "EWMA poll time" },                                     \
-		[VOLT_EWMA_ALPHA] = { "ewma_alpha", 0.1, 0.0001, 1, false,                   \
-				      "weight of a new tick's mean poll time" },             \
-		[VOLT_INITIAL_AVG_NS] = { "initial_avg_ns", 50000, 1, 1e12, true,            \
-					  "EWMA seed (50 us gives interval 20)" },           \
-		[VOLT_STEAL_MAX] = { "steal_max", 128, 0, 128, true,                         \
-				     "most tasks one steal moves (half, capped); 1 = steal " \
-				     "one; 0 = no stealing" },                               \
-		[VOLT_SEARCHER_CAP] = { "searcher_cap", 0.5, 0.001, 1, false,                \
-					"fraction of workers that may search at once (soft)" }, \
-		[VOLT_PARK_TIMEOUT_NS] = { "park_timeout_ns", park_default, 0, 1e11, true,   \
-					   "longest park before a re-check; 0 = none" },     \
-	}
+#define VOLT_KNOB_TABLE(park_default) { VOLT_KNOB_ENTRIES(park_default) }
 
 static const struct knob_def volt_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(1e7);
 static const struct knob_def volt_broken_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(0);
@@ -93,6 +60,10 @@ struct volt {
 	uint64_t park_ns;
 	bool skip_last_searcher;	/* the broken variant: see policy_volt_broken */
 	struct volt_worker *vw;		/* [nworkers] */
+	/* The victim loop of volt_find_work_hooked (volt_internal.h); volt's
+	 * own find_work never reads these. */
+	volt_steal_fn steal_fn;
+	void *steal_arg;
 };
 
 uint32_t volt_interval_for(double avg_ns, double target_ns, uint32_t lo, uint32_t hi)
@@ -143,7 +114,7 @@ uint64_t volt_worker_avg_ns(const struct worker *w)
 	return VW(w)->avg_ns;
 }
 
-static int volt_check(const struct rt_config *cfg, const double *k, char *err, size_t len)
+int volt_check(const struct rt_config *cfg, const double *k, char *err, size_t len)
 {
 	if (cfg->workers > IDLE_MAX_WORKERS) {
 		snprintf(err, len,
@@ -164,7 +135,7 @@ static int volt_check(const struct rt_config *cfg, const double *k, char *err, s
 	return 0;
 }
 
-static int volt_init(struct runtime *rt)
+int volt_init(struct runtime *rt)
 {
 	if (rt->nworkers > IDLE_MAX_WORKERS)
 		return -EINVAL;
@@ -208,7 +179,7 @@ static int volt_init(struct runtime *rt)
 	return 0;
 }
 
-static void volt_destroy(struct runtime *rt)
+void volt_destroy(struct runtime *rt)
 {
 	struct volt *v = V(rt);
 	if (!v)
@@ -277,7 +248,7 @@ static __attribute__((noinline)) void schedule_parking(struct worker *w, struct 
 	volt_notify(w->rt, w);
 }
 
-static void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
+void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 {
 	/*
 	 * Relaxed: the flag is written by this same thread (the park
@@ -304,19 +275,19 @@ static void volt_schedule_local(struct worker *w, struct task *t, enum sched_kin
 	volt_notify_local(w);
 }
 
-static void volt_schedule_remote(struct runtime *rt, struct task *t)
+void volt_schedule_remote(struct runtime *rt, struct task *t)
 {
 	inject_push(&rt->inject, t);
 	volt_notify(rt, NULL);
 }
 
-static uint32_t volt_tick_begin(struct worker *w)
+uint32_t volt_tick_begin(struct worker *w)
 {
 	VW(w)->lifo_polls = 0;
 	return V(w->rt)->budget;
 }
 
-static void volt_tick_end(struct worker *w, uint32_t polls, uint64_t elapsed_ns)
+void volt_tick_end(struct worker *w, uint32_t polls, uint64_t elapsed_ns)
 {
 	struct volt *v = V(w->rt);
 	struct volt_worker *vw = VW(w);
@@ -403,37 +374,82 @@ static inline struct task *local_pop(struct worker *w, struct volt_worker *vw)
 	return t;
 }
 
-static struct task *steal(struct worker *w)
+/* May w steal now? Enters the searching state (soft cap) if needed. */
+static inline bool steal_begin(struct worker *w)
 {
 	struct runtime *rt = w->rt;
 	struct volt *v = V(rt);
-	uint32_t n = rt->nworkers;
 
-	if (v->steal_max == 0 || n == 1)
-		return NULL;
+	if (v->steal_max == 0 || rt->nworkers == 1)
+		return false;
 	if (!w->searching) {
 		if (!idle_try_become_searcher(&rt->idle, v->cap_num, CAP_DEN))
-			return NULL;
+			return false;
 		w->searching = true;
 		w->st.searcher_enter++;
 	}
+	return true;
+}
+
+/* One steal attempt on victim: half of its ring, at most steal_max. */
+static inline struct task *steal_from(struct worker *w, uint32_t victim, uint32_t steal_max)
+{
+	struct task *t;
+	enum steal_outcome why;
+	w->st.steal_attempts++;
+	uint32_t k = ring_steal_into(&w->rt->shared[victim].ring, &w->sh->ring, steal_max, &t,
+				     &why);
+	if (!k)
+		return NULL;
+	w->st.steals++;
+	w->st.tasks_stolen += k;
+	return t;
+}
+
+/* Volt's victim loop: a random start, then every other worker once. */
+static struct task *steal(struct worker *w)
+{
+	if (!steal_begin(w))
+		return NULL;
+	uint32_t n = w->rt->nworkers, steal_max = V(w->rt)->steal_max;
 	uint32_t start = rng_below(&w->rng, n);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t victim = start + i < n ? start + i : start + i - n;
 		if (victim == w->index)
 			continue;
-		struct task *t;
-		enum steal_outcome why;
-		w->st.steal_attempts++;
-		uint32_t k = ring_steal_into(&rt->shared[victim].ring, &w->sh->ring, v->steal_max,
-					     &t, &why);
-		if (k) {
-			w->st.steals++;
-			w->st.tasks_stolen += k;
+		struct task *t = steal_from(w, victim, steal_max);
+		if (t)
 			return t;
-		}
 	}
 	return NULL;
+}
+
+bool volt_steal_begin(struct worker *w)
+{
+	return steal_begin(w);
+}
+
+struct task *volt_steal_from(struct worker *w, uint32_t victim)
+{
+	return steal_from(w, victim, V(w->rt)->steal_max);
+}
+
+void volt_set_steal(struct runtime *rt, volt_steal_fn fn, void *arg)
+{
+	V(rt)->steal_fn = fn;
+	V(rt)->steal_arg = arg;
+}
+
+void *volt_steal_arg(const struct runtime *rt)
+{
+	return V(rt)->steal_arg;
+}
+
+/* The victim loop an extension set (volt_set_steal). */
+static struct task *steal_hooked(struct worker *w)
+{
+	struct volt *v = V(w->rt);
+	return v->steal_fn(w, v->steal_arg);
 }
 
 /* A searcher that found work stops searching; the last one wakes another
@@ -449,8 +465,11 @@ static void leave_searching(struct worker *w)
 }
 
 /* Steps 1 (pre-fetched batch) and 3 to 5 of find_work, and the searcher
- * exit: out of line, so the common local pop stays small. */
-static __attribute__((noinline)) struct task *find_work_slow(struct worker *w)
+ * exit: out of line, so the common local pop stays small. One body for
+ * volt's victim loop and an extension's: each instance below calls its
+ * steal_fn directly. */
+static inline __attribute__((always_inline)) struct task *
+find_work_slow_with(struct worker *w, struct task *(*steal_fn)(struct worker *))
 {
 	struct volt_worker *vw = VW(w);
 	struct task *t;
@@ -463,7 +482,7 @@ static __attribute__((noinline)) struct task *find_work_slow(struct worker *w)
 		if ((t = global_batch(w)))
 			goto found;
 	}
-	if ((t = steal(w)) || (t = global_batch(w)))
+	if ((t = steal_fn(w)) || (t = global_batch(w)))
 		goto found;
 	return NULL;
 found:
@@ -473,7 +492,18 @@ found:
 	return t;
 }
 
-static struct task *volt_find_work(struct worker *w)
+static __attribute__((noinline)) struct task *find_work_slow(struct worker *w)
+{
+	return find_work_slow_with(w, steal);
+}
+
+static __attribute__((noinline)) struct task *find_work_slow_hooked(struct worker *w)
+{
+	return find_work_slow_with(w, steal_hooked);
+}
+
+static inline __attribute__((always_inline)) struct task *
+find_work_with(struct worker *w, struct task *(*slow)(struct worker *))
 {
 	struct volt_worker *vw = VW(w);
 	/* Fast path, steps 2 only: nothing pre-fetched, not searching, and the
@@ -485,7 +515,17 @@ static struct task *volt_find_work(struct worker *w)
 			return t;
 		}
 	}
-	return find_work_slow(w);
+	return slow(w);
+}
+
+static struct task *volt_find_work(struct worker *w)
+{
+	return find_work_with(w, find_work_slow);
+}
+
+struct task *volt_find_work_hooked(struct worker *w)
+{
+	return find_work_with(w, find_work_slow_hooked);
 }
 
 static bool any_queue_nonempty(struct runtime *rt)
@@ -498,7 +538,7 @@ static bool any_queue_nonempty(struct runtime *rt)
 	return false;
 }
 
-static bool volt_park(struct worker *w, uint64_t *timeout_ns)
+bool volt_park(struct worker *w, uint64_t *timeout_ns)
 {
 	struct runtime *rt = w->rt;
 	struct volt_worker *vw = VW(w);
@@ -530,7 +570,7 @@ static bool volt_park(struct worker *w, uint64_t *timeout_ns)
 	return true;
 }
 
-static void volt_unparked(struct worker *w, enum park_wake how)
+void volt_unparked(struct worker *w, enum park_wake how)
 {
 	atomic_store_explicit(&w->sh->transitioning_to_park, false, memory_order_relaxed);
 	if (idle_wake_was_claim(&w->rt->idle, w->index)) {
@@ -544,7 +584,7 @@ static void volt_unparked(struct worker *w, enum park_wake how)
 	}
 }
 
-static void volt_dump(struct runtime *rt, FILE *f)
+void volt_dump(struct runtime *rt, FILE *f)
 {
 	struct volt *v = V(rt);
 	for (uint32_t i = 0; i < rt->nworkers; i++) {
