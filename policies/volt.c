@@ -559,11 +559,18 @@ bool volt_park(struct worker *w, uint64_t *timeout_ns)
 
 	bool last = idle_mark_parked(&rt->idle, w->index, w->searching);
 	w->searching = false;
-	if (last && !V(rt)->skip_last_searcher) {
-		/* Dekker with publishers (idle.h): they may have seen us
-		 * searching and stayed quiet, so look once more. */
+	if (!V(rt)->skip_last_searcher) {
+		/*
+		 * Dekker with publishers (idle.h). The last searcher looks once
+		 * more: publishers may have seen it searching and stayed quiet.
+		 * So does a worker that parks while nobody searches at all (one
+		 * worker, or stealing off, where nobody ever becomes a
+		 * searcher): a publisher that missed our parked bit relies on
+		 * us seeing its task, since no searcher will.
+		 */
 		idle_fence_recheck();
-		if (any_queue_nonempty(rt))
+		if ((last || atomic_load_explicit(&rt->idle.num_searching, memory_order_seq_cst) == 0) &&
+		    any_queue_nonempty(rt))
 			volt_notify(rt, w);
 	}
 	*timeout_ns = V(rt)->park_ns;
