@@ -7,6 +7,7 @@ extern const struct workload workload_fib;
 extern const struct workload workload_nqueens, workload_uts, workload_sort, workload_imbalanced;
 extern const struct workload workload_spawn_many, workload_chained_spawn, workload_yield_many,
 	workload_ping_pong;
+extern const struct workload workload_open_loop;
 
 const struct workload *const workload_table[] = {
 	&workload_fib,
@@ -18,6 +19,7 @@ const struct workload *const workload_table[] = {
 	&workload_uts,
 	&workload_sort,
 	&workload_imbalanced,
+	&workload_open_loop,
 	NULL,
 };
 

@@ -34,7 +34,7 @@ struct wl_metric {
 	double value;
 };
 
-#define WL_MAX_METRICS 8
+#define WL_MAX_METRICS 16
 
 struct workload {
 	const char *name;
