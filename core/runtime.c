@@ -178,6 +178,16 @@ void rt_join_arrive(struct runtime *rt, struct worker *w, struct task *parent)
 	}
 }
 
+void rt_sleep_until(struct runtime *rt, struct task *t, uint64_t deadline)
+{
+	timers_add(&rt->timers, deadline, t);
+	/* The keeper may be asleep with a later (or no) wake-up planned. An
+	 * unpark of a running worker costs a swap and one spurious return
+	 * from its next park, which re-arms from the new earliest deadline. */
+	if (timers_next(&rt->timers) == deadline)
+		rt->engine->ops->unpark(rt->engine, 0);
+}
+
 size_t rt_poll_timers(struct worker *w)
 {
 	struct runtime *rt = w->rt;

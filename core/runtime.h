@@ -151,11 +151,10 @@ void rt_join_arrive(struct runtime *rt, struct worker *w, struct task *parent);
 /*
  * Wake t at `deadline` (engine time): the task returns TASK_PENDING after
  * this call and is polled again once a timer poll finds the deadline past.
+ * If the deadline is the new earliest, the timekeeper (worker 0, which
+ * parks no longer than the next event) is unparked to re-arm its sleep.
  */
-static inline void rt_sleep_until(struct runtime *rt, struct task *t, uint64_t deadline)
-{
-	timers_add(&rt->timers, deadline, t);
-}
+void rt_sleep_until(struct runtime *rt, struct task *t, uint64_t deadline);
 
 /* Wake the tasks whose timers expired; returns how many. Called by the
  * worker loop as the policy decides. */
