@@ -45,6 +45,7 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 	inject_init(&rt->inject);
 	CHECK(pthread_mutex_init(&rt->outside_pool.lock, NULL) == 0);
 	timers_init(&rt->timers);
+	atomic_init(&rt->timekeeper, 0);
 	idle_init(&rt->idle, cfg->workers);
 
 	rt->knobs = calloc(p->nknobs ? p->nknobs : 1, sizeof(double));
@@ -183,9 +184,15 @@ void rt_sleep_until(struct runtime *rt, struct task *t, uint64_t deadline)
 	timers_add(&rt->timers, deadline, t);
 	/* The keeper may be asleep with a later (or no) wake-up planned. An
 	 * unpark of a running worker costs a swap and one spurious return
-	 * from its next park, which re-arms from the new earliest deadline. */
-	if (timers_next(&rt->timers) == deadline)
-		rt->engine->ops->unpark(rt->engine, 0);
+	 * from its next park, which re-arms from the new earliest deadline.
+	 * The fence pairs with the keeper's between taking the role and
+	 * reading the next deadline: one of the two sees the other. */
+	if (timers_next(&rt->timers) != deadline)
+		return;
+	idle_fence_publish();
+	int32_t keeper = atomic_load_explicit(&rt->timekeeper, memory_order_relaxed);
+	if (keeper >= 0)
+		rt->engine->ops->unpark(rt->engine, (uint32_t)keeper);
 }
 
 size_t rt_poll_timers(struct worker *w)

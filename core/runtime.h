@@ -100,6 +100,10 @@ struct runtime {
 	 * typically with rt_spawn_remote; next returns the time of the next
 	 * delivery (TIMER_NONE: none pending). Set before the run starts. */
 	size_t (*io_poll)(struct runtime *rt, struct worker *w, uint64_t now, void *arg);
+	/* The worker that sleeps no longer than the next event and must be
+	 * woken when an earlier timer appears: 0 for the default maintenance;
+	 * policies with their own set it (-1: none asleep with that role). */
+	_Atomic int32_t timekeeper;
 	uint64_t (*io_next)(struct runtime *rt, void *arg);
 	void *io_arg;
 	struct worker_shared *shared;	/* [nworkers], cache aligned */
@@ -151,8 +155,9 @@ void rt_join_arrive(struct runtime *rt, struct worker *w, struct task *parent);
 /*
  * Wake t at `deadline` (engine time): the task returns TASK_PENDING after
  * this call and is polled again once a timer poll finds the deadline past.
- * If the deadline is the new earliest, the timekeeper (worker 0, which
- * parks no longer than the next event) is unparked to re-arm its sleep.
+ * If the deadline is the new earliest, the timekeeper (rt->timekeeper,
+ * which parks no longer than the next event) is unparked to re-arm its
+ * sleep.
  */
 void rt_sleep_until(struct runtime *rt, struct task *t, uint64_t deadline);
 

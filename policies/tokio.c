@@ -134,6 +134,7 @@ struct tokio_worker {
 	uint32_t interval_lo, interval_hi;	/* lowest and highest interval taken */
 	double ewma_ns;
 	uint64_t maintenance;		/* maintenance ticks run */
+	bool driver;			/* parked holding the I/O and timer driver */
 };
 _Static_assert(sizeof(struct tokio_worker) == CACHE_LINE, "one line per worker");
 
@@ -311,6 +312,8 @@ static int tokio_init(struct runtime *rt)
 		rt->workers[i].pstate = tw;
 	}
 	rt->pstate = tk;
+	/* The driver is taken by the first worker to park. */
+	atomic_store_explicit(&rt->timekeeper, -1, memory_order_relaxed);
 	return 0;
 }
 
@@ -579,6 +582,8 @@ static struct task *steal_work(struct worker *w)
 static __attribute__((noinline)) void maintenance(struct worker *w)
 {
 	TW(w)->maintenance++;
+	rt_poll_timers(w);
+	rt_poll_io(w);
 	if (!w->searching && (w->lifo != NULL) + ring_len(&w->sh->ring) > 1)
 		tokio_notify(w->rt, w);
 }
@@ -728,6 +733,23 @@ static bool tokio_park(struct worker *w, uint64_t *timeout_ns)
 	if (searching && (prev & SEARCH_MASK) == 1)
 		notify_if_work_pending(rt, w);
 	*timeout_ns = tk->park_ns;
+	/* One parked worker holds the driver: it sleeps no longer than the
+	 * next timer or I/O event and polls them when it wakes. Taking the
+	 * role, then a fence, then reading the next deadline pairs with
+	 * rt_sleep_until's add, fence, read of the keeper. */
+	int32_t none = -1;
+	if (atomic_compare_exchange_strong_explicit(&rt->timekeeper, &none, (int32_t)w->index,
+						    memory_order_relaxed, memory_order_relaxed)) {
+		TW(w)->driver = true;
+		idle_fence_recheck();
+		uint64_t next = rt_next_event(rt);
+		if (next != TIMER_NONE) {
+			uint64_t now = rt_now(rt, w);
+			uint64_t left = next > now ? next - now : 0;
+			if (left < *timeout_ns)
+				*timeout_ns = left;
+		}
+	}
 	return true;
 }
 
@@ -735,6 +757,13 @@ static void tokio_unparked(struct worker *w, enum park_wake how)
 {
 	struct runtime *rt = w->rt;
 	struct tokio *tk = TK(rt);
+	if (TW(w)->driver) {
+		/* Leaving the driver: give the role back, then poll it. */
+		TW(w)->driver = false;
+		atomic_store_explicit(&rt->timekeeper, -1, memory_order_relaxed);
+		rt_poll_timers(w);
+		rt_poll_io(w);
+	}
 	pthread_mutex_lock(&rt->inject.lock);
 	bool listed = remove_sleeper(tk, w->index);
 	if (listed)	/* not claimed: count ourselves unparked (unpark_one(0)) */
@@ -762,6 +791,7 @@ const struct policy policy_tokio = {
 	.destroy = tokio_destroy,
 	.schedule_local = tokio_schedule_local,
 	.schedule_remote = tokio_schedule_remote,
+	.own_maintenance = true,
 	.tick_begin = tokio_tick_begin,
 	.find_work = tokio_find_work,
 	.tick_end = tokio_tick_end,
@@ -780,6 +810,7 @@ const struct policy policy_fixed_interval_61 = {
 	.destroy = tokio_destroy,
 	.schedule_local = tokio_schedule_local,
 	.schedule_remote = tokio_schedule_remote,
+	.own_maintenance = true,
 	.tick_begin = tokio_tick_begin,
 	.find_work = tokio_find_work,
 	.tick_end = tokio_tick_end,
