@@ -7,6 +7,7 @@
 #include "policies/volt.h"
 
 extern const struct policy policy_central, policy_static_partition, policy_locality;
+extern const struct policy policy_steal_one, policy_rayon;
 
 const struct policy *const policy_table[] = {
 	&policy_volt,
@@ -17,6 +18,8 @@ const struct policy *const policy_table[] = {
 	&policy_central,
 	&policy_static_partition,
 	&policy_locality,
+	&policy_steal_one,
+	&policy_rayon,
 	NULL,
 };
 

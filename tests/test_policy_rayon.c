@@ -1,0 +1,403 @@
+/*
+ * test_policy_rayon.c - the rayon policy: fib correct on 1, 2, 3 and 8
+ * workers; the jobs-event-counter sleep protocol driven by hand through the
+ * counters word (announcing sleepy makes the JEC even, a post makes it odd,
+ * a sleepy worker whose JEC moved does not sleep, nor one that sees injected
+ * jobs); whom posts and finds wake; knobs; the worker limit; and a remote
+ * spawn onto sleeping workers picked up by a woken worker, not by a timeout.
+ */
+#include <time.h>
+
+#include "run_util.h"
+
+extern const struct policy policy_rayon;
+/* policies/rayon.c's test interface. */
+uint64_t rayon_counters_word(const struct runtime *rt);
+uint32_t rayon_sleep_flag(const struct runtime *rt, uint32_t worker);
+
+/* The documented layout of the counters word. */
+static uint32_t sleeping(uint64_t c)
+{
+	return (uint32_t)(c & 0xffff);
+}
+static uint32_t inactive(uint64_t c)
+{
+	return (uint32_t)((c >> 16) & 0xffff);
+}
+static uint32_t jec(uint64_t c)
+{
+	return (uint32_t)(c >> 32);
+}
+
+enum { AWAKE = 0, SLEEPING = 1, NOTIFIED = 2 };
+
+static const struct task_vtable dummy_vt = { .name = "dummy" };
+
+static struct runtime *hand_runtime(uint32_t workers, const char *const *knobs,
+				    struct engine **e)
+{
+	double kv[64];
+	apply_settings(policy_rayon.knobs, policy_rayon.nknobs, kv, knobs);
+	struct rt_config cfg = { .workers = workers, .seed = 1, .sample_period = 0,
+				 .hist_digits = 2 };
+	char err[256];
+	ASSERT_EQ(policy_rayon.check(&cfg, kv, err, sizeof err), 0);
+	*e = engine_threads_create(workers);
+	struct runtime *rt;
+	if (rt_create(&rt, &cfg, &policy_rayon, kv, *e, err, sizeof err) != 0)
+		TEST_FAIL("rt_create: %s", err);
+	return rt;
+}
+
+static void spawn(struct worker *w, struct task *t)
+{
+	task_init(t, &dummy_vt);
+	rt_spawn(w, t);
+}
+
+static void spawn_remote(struct runtime *rt, struct task *t)
+{
+	task_init(t, &dummy_vt);
+	rt_spawn_remote(rt, t);
+}
+
+static uint64_t word(struct runtime *rt)
+{
+	return rayon_counters_word(rt);
+}
+
+/* Run worker w's idle rounds by hand: n failed rounds (park says "not
+ * yet"). */
+static void idle_rounds(struct worker *w, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t timeout = 0;
+		ASSERT(!policy_rayon.park(w, &timeout));
+	}
+}
+
+/* Put worker w to sleep by hand from the active state: a failed search, 32
+ * rounds, the announcement, one more round, the sleep. */
+static void put_to_sleep(struct worker *w)
+{
+	ASSERT(policy_rayon.find_work(w) == NULL);
+	idle_rounds(w, 33);
+	uint64_t timeout = 0;
+	ASSERT(policy_rayon.park(w, &timeout));
+	ASSERT_U64_EQ(timeout, PARK_FOREVER);
+}
+
+static void jec_protocol(void)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime(2, NULL, &e);
+	const struct policy *p = &policy_rayon;
+	struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
+	struct task a, b, c, d;
+	uint64_t timeout = 0;
+
+	ASSERT_U64_EQ(word(rt), 0);
+	/* A post makes the (even) JEC odd. */
+	spawn(w1, &a);
+	ASSERT_EQ(jec(word(rt)), 1);
+	/* The owner pops LIFO; a post with the JEC odd leaves it. */
+	spawn(w1, &b);
+	ASSERT_EQ(jec(word(rt)), 1);
+	ASSERT(p->find_work(w1) == &b);
+	ASSERT(p->find_work(w1) == &a);
+	ASSERT_EQ(inactive(word(rt)), 0);	/* w1 never looked elsewhere */
+
+	/* w0 finds nothing: inactive. 32 rounds leave the JEC alone. */
+	ASSERT(p->find_work(w0) == NULL);
+	ASSERT_EQ(inactive(word(rt)), 1);
+	idle_rounds(w0, 32);
+	ASSERT_EQ(jec(word(rt)), 1);
+	/* Round 33 announces sleepy: the JEC becomes even. */
+	idle_rounds(w0, 1);
+	ASSERT_EQ(jec(word(rt)), 2);
+	/* A post makes it odd again... */
+	spawn(w1, &c);
+	ASSERT_EQ(jec(word(rt)), 3);
+	/* ...so the sleepy worker does not sleep: it searches again. */
+	ASSERT(!p->park(w0, &timeout));
+	ASSERT_EQ(sleeping(word(rt)), 0);
+	ASSERT_EQ(rayon_sleep_flag(rt, 0), AWAKE);
+	ASSERT(p->find_work(w0) == &c);		/* stolen from w1 */
+	ASSERT_EQ(w0->st.steals, 1);
+	ASSERT_EQ(w0->st.tasks_stolen, 1);
+	ASSERT_EQ(inactive(word(rt)), 0);	/* found work: active */
+
+	/* Again, with nothing posted: this time it sleeps. The
+	 * announcement takes the JEC from 3 to 4. */
+	ASSERT(p->find_work(w0) == NULL);
+	idle_rounds(w0, 33);
+	ASSERT_EQ(jec(word(rt)), 4);
+	ASSERT(p->park(w0, &timeout));
+	ASSERT_U64_EQ(timeout, PARK_FOREVER);
+	ASSERT_EQ(sleeping(word(rt)), 1);
+	ASSERT_EQ(inactive(word(rt)), 1);
+	ASSERT_EQ(rayon_sleep_flag(rt, 0), SLEEPING);
+
+	/* A remote spawn: JEC odd, and the sleeper is claimed. */
+	spawn_remote(rt, &d);
+	ASSERT_EQ(jec(word(rt)), 5);
+	ASSERT_EQ(rayon_sleep_flag(rt, 0), NOTIFIED);
+	p->unparked(w0, PARK_WOKEN);
+	ASSERT_EQ(w0->st.unparks_notify, 1);
+	ASSERT_EQ(sleeping(word(rt)), 0);	/* the woken one uncounts itself */
+	ASSERT_EQ(inactive(word(rt)), 1);	/* still looking */
+	ASSERT_EQ(rayon_sleep_flag(rt, 0), AWAKE);
+	ASSERT(p->find_work(w0) == &d);
+	ASSERT_EQ(w0->st.global_tasks, 1);
+	ASSERT_EQ(inactive(word(rt)), 0);
+
+	/* A task that lands on an inactive worker's own deque (a timer woken
+	 * at its tick's start) makes it active when popped. */
+	ASSERT(p->find_work(w0) == NULL);
+	ASSERT_EQ(inactive(word(rt)), 1);
+	spawn(w0, &a);
+	ASSERT(p->find_work(w0) == &a);
+	ASSERT_EQ(inactive(word(rt)), 0);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+/* A sleepy worker whose JEC did not move still does not sleep if the
+ * injector holds jobs (Rayon's guard against a wrapped JEC). */
+static void injected_jobs_prevent_sleep(void)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime(2, NULL, &e);
+	struct worker *w0 = &rt->workers[0];
+	struct task t;
+	uint64_t timeout = 0;
+	ASSERT(policy_rayon.find_work(w0) == NULL);
+	idle_rounds(w0, 33);
+	uint64_t before = word(rt);
+	/* Behind the policy's back: queued, but the JEC untouched. */
+	task_init(&t, &dummy_vt);
+	inject_push(&rt->inject, &t);
+	ASSERT(!policy_rayon.park(w0, &timeout));
+	ASSERT_U64_EQ(word(rt), before);	/* counted, then uncounted */
+	ASSERT_EQ(rayon_sleep_flag(rt, 0), AWAKE);
+	/* Back to round 0: 33 more failed rounds before the next sleep. */
+	ASSERT(policy_rayon.find_work(w0) == &t);
+	ASSERT(policy_rayon.find_work(w0) == NULL);
+	idle_rounds(w0, 33);
+	ASSERT(policy_rayon.park(w0, &timeout));
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+/*
+ * Whom posts and finds wake. Workers 0..2 asleep, worker 3 active.
+ *  - a post on a non-empty deque wakes min(1, sleepers) = 1: worker 0;
+ *  - a post on an empty deque with an awake idle thread wakes nobody;
+ *  - a worker that finds work (here: by stealing) wakes up to 2.
+ */
+static void wake_counts(void)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime(5, NULL, &e);
+	const struct policy *p = &policy_rayon;
+	struct worker *w = rt->workers;
+	struct task t[4];
+	for (int i = 0; i < 3; i++)
+		put_to_sleep(&w[i]);
+	ASSERT_EQ(sleeping(word(rt)), 3);
+	ASSERT_EQ(inactive(word(rt)), 3);
+
+	/* Worker 3's first push: the deque was empty, no awake idle thread
+	 * (inactive 3 = sleeping 3): wake one. */
+	spawn(&w[3], &t[0]);
+	ASSERT_EQ(w[3].st.notifies, 1);
+	ASSERT_EQ(rayon_sleep_flag(rt, 0), NOTIFIED);
+	ASSERT_EQ(rayon_sleep_flag(rt, 1), SLEEPING);
+	/* A second push onto the non-empty deque: wake one more. */
+	spawn(&w[3], &t[1]);
+	ASSERT_EQ(w[3].st.notifies, 2);
+	ASSERT_EQ(rayon_sleep_flag(rt, 1), NOTIFIED);
+	ASSERT_EQ(rayon_sleep_flag(rt, 2), SLEEPING);
+	/* Both woken workers come up and steal both tasks. */
+	p->unparked(&w[0], PARK_WOKEN);
+	p->unparked(&w[1], PARK_WOKEN);
+	ASSERT_EQ(sleeping(word(rt)), 1);
+	ASSERT_EQ(inactive(word(rt)), 3);
+	ASSERT(p->find_work(&w[0]) == &t[0]);	/* the oldest */
+	/* Found work with one sleeper left: wakes min(1, 2) = 1 (worker 2). */
+	ASSERT_EQ(w[0].st.notifies, 1);
+	ASSERT_EQ(rayon_sleep_flag(rt, 2), NOTIFIED);
+	ASSERT(p->find_work(&w[1]) == &t[1]);
+	ASSERT_EQ(w[1].st.notifies, 0);		/* nobody left to wake */
+	p->unparked(&w[2], PARK_WOKEN);
+	ASSERT_EQ(sleeping(word(rt)), 0);
+	ASSERT_EQ(inactive(word(rt)), 1);	/* worker 2, awake and idle */
+
+	/* Worker 4 goes to sleep too: now 1 asleep, 1 awake idle (w2). */
+	put_to_sleep(&w[4]);
+	ASSERT_EQ(sleeping(word(rt)), 1);
+	ASSERT_EQ(inactive(word(rt)), 2);
+	/* A post onto an empty deque: the awake idle worker is counted as
+	 * its taker, nobody is woken. */
+	spawn(&w[3], &t[2]);
+	ASSERT_EQ(w[3].st.notifies, 2);
+	ASSERT_EQ(rayon_sleep_flag(rt, 4), SLEEPING);
+	/* A second post, the deque non-empty now: wake the sleeper. */
+	spawn(&w[3], &t[3]);
+	ASSERT_EQ(w[3].st.notifies, 3);
+	ASSERT_EQ(rayon_sleep_flag(rt, 4), NOTIFIED);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+/* The knobs reach the mechanism: wake_on_find=0 wakes nobody on a find,
+ * rounds_until_sleepy=0 sleeps after one round. */
+static void knobs_change_behaviour(void)
+{
+	static const char *const knobs[] = { "wake_on_find=0", "rounds_until_sleepy=0", NULL };
+	struct engine *e;
+	struct runtime *rt = hand_runtime(3, knobs, &e);
+	struct worker *w = rt->workers;
+	struct task t;
+	uint64_t timeout = 0;
+	ASSERT(policy_rayon.find_work(&w[0]) == NULL);
+	idle_rounds(&w[0], 1);			/* round 0: announce */
+	ASSERT(policy_rayon.park(&w[0], &timeout));
+	ASSERT(policy_rayon.find_work(&w[1]) == NULL);
+	idle_rounds(&w[1], 1);
+	ASSERT(policy_rayon.park(&w[1], &timeout));
+	ASSERT_EQ(sleeping(word(rt)), 2);
+	/* Injected onto an empty injector, no awake idle: wake one (w0). */
+	task_init(&t, &dummy_vt);
+	rt_spawn_remote(rt, &t);
+	ASSERT_EQ(rayon_sleep_flag(rt, 0), NOTIFIED);
+	policy_rayon.unparked(&w[0], PARK_WOKEN);
+	ASSERT(policy_rayon.find_work(&w[0]) == &t);
+	ASSERT_EQ(w[0].st.notifies, 0);		/* wake_on_find = 0 */
+	ASSERT_EQ(rayon_sleep_flag(rt, 1), SLEEPING);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+/* random_start=0: the sweep starts at the next worker after the thief. */
+static void fixed_sweep_start(void)
+{
+	static const char *const knobs[] = { "random_start=0", NULL };
+	struct engine *e;
+	struct runtime *rt = hand_runtime(4, knobs, &e);
+	struct worker *w = rt->workers;
+	struct task a, b;
+	spawn(&w[0], &a);
+	spawn(&w[2], &b);
+	ASSERT(policy_rayon.find_work(&w[1]) == &b);	/* 2 before 0 */
+	ASSERT_EQ(w[1].st.steal_attempts, 1);
+	ASSERT(policy_rayon.find_work(&w[3]) == &a);	/* 0 after 3 */
+	ASSERT_EQ(w[3].st.steal_attempts, 1);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+static void worker_limit(void)
+{
+	double kv[64];
+	knob_defaults(policy_rayon.knobs, policy_rayon.nknobs, kv);
+	struct rt_config cfg = { .workers = 65536, .seed = 1, .hist_digits = 3 };
+	char err[256] = "";
+	ASSERT(policy_rayon.check(&cfg, kv, err, sizeof err) != 0);
+	ASSERT(strstr(err, "65535") != NULL);
+	cfg.workers = 256;
+	ASSERT_EQ(policy_rayon.check(&cfg, kv, err, sizeof err), 0);
+}
+
+static void fib_runs(void)
+{
+	static const uint32_t workers[] = { 1, 2, 3, 8 };
+	static const char *const params[] = { "n=25", NULL };
+	for (size_t i = 0; i < sizeof workers / sizeof workers[0]; i++) {
+		struct run_result res;
+		run_workload("rayon", "fib", workers[i], NULL, params, &res);
+		if (res.verify_rc != 0)
+			TEST_FAIL("fib(25) on %u workers: %s", workers[i], res.err);
+		ASSERT_U64_EQ(res.tasks, 242785);	/* 2 fib(26) - 1 nodes */
+		ASSERT_U64_EQ(res.total.steals, res.total.tasks_stolen);
+		ASSERT_U64_EQ(res.total.global_tasks, 1);	/* the root */
+		ASSERT_U64_EQ(res.total.local_pushes,
+			      res.total.local_pops + res.total.tasks_stolen);
+		ASSERT_EQ(res.total.unparks_timeout, 0);	/* no timeout set */
+		fprintf(stderr, "    %u workers: %llu steals, %llu parks, %llu notifies\n",
+			workers[i], (unsigned long long)res.total.steals,
+			(unsigned long long)res.total.parks,
+			(unsigned long long)res.total.notifies);
+	}
+}
+
+/* ---- remote spawn onto sleeping workers ---- */
+
+struct one_shot {
+	struct task task;
+	_Atomic int ran;
+};
+
+static enum task_poll one_shot_poll(struct task *t, struct worker *w)
+{
+	struct one_shot *o = (struct one_shot *)t;
+	atomic_store(&o->ran, 1);
+	rt_finish(w->rt, w);
+	return TASK_DONE;
+}
+
+static const struct task_vtable one_shot_vt = { .name = "one-shot", .poll = one_shot_poll };
+
+struct sleep_ctx {
+	struct one_shot task;
+	uint32_t sleeping_seen;
+};
+
+static void start_when_all_asleep(struct runtime *rt, void *arg)
+{
+	struct sleep_ctx *c = arg;
+	/* Waiting (bounded) for a state, not timing anything. */
+	struct timespec ms = { 0, 1000000 };
+	for (int i = 0; i < 5000 && sleeping(word(rt)) < rt->nworkers; i++)
+		nanosleep(&ms, NULL);
+	c->sleeping_seen = sleeping(word(rt));
+	rt->start_ns = rt_now(rt, NULL);
+	task_init(&c->task.task, &one_shot_vt);
+	rt_spawn_remote(rt, &c->task.task);
+}
+
+static void remote_spawn_wakes_sleeper(void)
+{
+	/* A 10 s sleep limit: only a wake can end this run quickly, and a
+	 * timeout would show in the counters. */
+	static const char *const knobs[] = { "park_timeout_ns=10000000000", NULL };
+	const uint32_t workers = 4;
+	struct engine *e;
+	struct runtime *rt = hand_runtime(workers, knobs, &e);
+	struct sleep_ctx c;
+	atomic_init(&c.task.ran, 0);
+	ASSERT_EQ(e->ops->run(e, rt, start_when_all_asleep, &c), 0);
+
+	struct worker_stats tot;
+	rt_total_stats(rt, &tot);
+	ASSERT_EQ(c.sleeping_seen, workers);
+	ASSERT_EQ(atomic_load(&c.task.ran), 1);
+	ASSERT(tot.unparks_notify >= 1);
+	ASSERT_EQ(tot.unparks_timeout, 0);
+	ASSERT_EQ(tot.global_tasks, 1);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+int main(void)
+{
+	RUN(jec_protocol);
+	RUN(injected_jobs_prevent_sleep);
+	RUN(wake_counts);
+	RUN(knobs_change_behaviour);
+	RUN(fixed_sweep_start);
+	RUN(worker_limit);
+	RUN(fib_runs);
+	RUN(remote_spawn_wakes_sleeper);
+	return 0;
+}
