@@ -415,16 +415,59 @@ static json_t *trials_json(const struct run_config *cfg, const struct run_result
 	return done(a, rc);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * A distribution-free confidence interval for the median of n trials: the
+ * order statistics x(j) and x(n+1-j) with the largest j whose binomial tail
+ * P(Bin(n, 1/2) < j) stays at or below 2.5% on each side. Below 6 trials no
+ * such j exists and [min, max] is given with its actual coverage, 1 - 2^(1-n).
+ */
+static json_t *ci_json(double *v, uint32_t n)
+{
+	qsort(v, n, sizeof *v, cmp_dbl);
+	/* term = P(B = k), cum = P(B <= k) for B ~ Bin(n, 1/2). */
+	double term = ldexp(1.0, -(int)n), cum = 0, below = term;
+	uint32_t j = 1;
+	for (uint32_t k = 0; k + 1 <= (n + 1) / 2; k++) {
+		cum += term;
+		if (cum > 0.025)
+			break;
+		j = k + 1;	/* P(B <= j - 1) <= 2.5% */
+		below = cum;
+		term *= (double)(n - k) / (k + 1);
+	}
+	return json_pack("{s:f, s:f, s:f}", "lo", v[j - 1], "hi", v[n - j], "coverage",
+			 1 - 2 * below);
+}
+
 static json_t *median_json(const struct run_result *res)
 {
 	json_t *o = json_object();
-	int rc = o ? 0 : -ENOMEM;
+	json_t *ci = json_object();
+	double *v = calloc(res->ntrials ? res->ntrials : 1, sizeof *v);
+	int rc = o && ci && v ? 0 : -ENOMEM;
 
-	if (rc)
+	if (rc) {
+		json_decref(o);
+		json_decref(ci);
+		free(v);
 		return NULL;
-#define X(field, key) rc |= put(o, key, jreal(res->median.field));
+	}
+#define X(field, key)                                                        \
+	rc |= put(o, key, jreal(res->median.field));                         \
+	for (uint32_t i = 0; i < res->ntrials; i++)                          \
+		v[i] = (double)res->trials[i].field;                         \
+	if (!isnan(res->median.field))                                       \
+		rc |= put(ci, key, ci_json(v, res->ntrials));
 	RUN_MEDIANS(X)
 #undef X
+	free(v);
+	rc |= put(o, "ci95", ci);
 	return done(o, rc);
 }
 
@@ -438,11 +481,27 @@ static json_t *per_worker_json(const struct run_result *res)
 	return done(a, rc);
 }
 
+/* Percentile levels for plots in the HdrHistogram style (log scale of
+ * 1/(1-p)): dense towards the tail. */
+static const double plot_levels[] = {
+	0, 10, 20, 30, 40, 50, 60, 70, 75, 80, 85, 90, 92.5, 95, 96, 97, 98, 99, 99.3, 99.5,
+	99.7, 99.8, 99.9, 99.93, 99.95, 99.97, 99.98, 99.99, 99.995, 99.999, 100,
+};
+
+static json_t *levels_json(const struct hist *h)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < sizeof plot_levels / sizeof plot_levels[0]; i++)
+		json_array_append_new(a, json_pack("[f, I]", plot_levels[i] / 100,
+						   (json_int_t)hist_percentile(h, plot_levels[i])));
+	return a;
+}
+
 static json_t *hist_json(const struct hist *h, uint32_t sample_period)
 {
 	bool any = h->total > 0;
 
-	return json_pack("{s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:i}",
+	return json_pack("{s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:o}",
 			 "sampled_1_in", (json_int_t)sample_period,
 			 "count", (json_int_t)h->total,
 			 "min", (json_int_t)(any ? h->min : 0),
@@ -453,7 +512,8 @@ static json_t *hist_json(const struct hist *h, uint32_t sample_period)
 			 "p99_9", (json_int_t)hist_percentile(h, 99.9),
 			 "p99_99", (json_int_t)hist_percentile(h, 99.99),
 			 "max", (json_int_t)(any ? h->max : 0),
-			 "sig_digits", h->sig_digits);
+			 "sig_digits", h->sig_digits,
+			 "percentiles", levels_json(h));
 }
 
 static json_t *provenance_json(const struct provenance *pv)
