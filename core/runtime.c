@@ -65,6 +65,13 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 		w->sh = &rt->shared[i];
 		w->index = i;
 		rng_seed(&w->rng, cfg->seed, i);
+		if (cfg->trace_events) {
+			w->trace.ev = calloc(cfg->trace_events, sizeof *w->trace.ev);
+			if (!w->trace.ev)
+				goto oom_rt;
+			w->trace.cap = cfg->trace_events;
+			w->tracing = true;
+		}
 		if (hist_init(&w->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS) != 0) {
 			snprintf(err, errlen, "bad histogram precision %d", cfg->hist_digits);
 			rt_destroy(rt);
@@ -103,6 +110,7 @@ void rt_destroy(struct runtime *rt)
 		for (uint32_t i = 0; i < rt->nworkers; i++) {
 			hist_destroy(&rt->workers[i].sched_delay);
 			taskpool_drain(&rt->workers[i].pool);
+			free(rt->workers[i].trace.ev);
 		}
 	inject_destroy(&rt->inject);
 	taskpool_outside_drain(&rt->outside_pool);

@@ -32,6 +32,7 @@
 #include "stats.h"
 #include "taskpool.h"
 #include "timer.h"
+#include "trace.h"
 #include "task.h"
 
 struct policy;
@@ -63,6 +64,10 @@ struct worker {
 	bool in_tick;
 	uint32_t tick_budget, tick_polls;
 	uint64_t tick_t0;
+	/* --trace: the event log, and what a tick started from. */
+	bool tracing;
+	struct trace_buf trace;
+	uint64_t trace_steals0, trace_global0, park_t0;
 };
 
 _Static_assert(offsetof(struct worker_shared, ring) == 0, "ring first");
@@ -76,6 +81,7 @@ struct rt_config {
 	int hist_digits;	/* significant digits of every histogram */
 	uint64_t watchdog_ns;	/* stop a run when no task completes this long; 0 = off */
 	bool explore;		/* sim: check the policy's idle invariant after every step */
+	uint32_t trace_events;	/* per worker, 0 = no trace */
 };
 
 /* rt->finished */

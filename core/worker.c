@@ -22,7 +22,10 @@ void worker_run_task(struct worker *w, struct task *t)
 		t->ready_ns = 0;
 	}
 	w->st.polls++;
+	uint64_t tp0 = w->tracing ? rt_now(rt, w) : 0;
 	enum task_poll r = t->vt->poll(t, w);
+	if (w->tracing)
+		trace_add(&w->trace, TRACE_POLL, tp0, rt_now(rt, w), 0, 0, 0);
 	if (r == TASK_DONE) {
 		task_complete(t);
 		w->st.completions++;
@@ -61,6 +64,10 @@ static inline void tick_open(struct worker *w)
 	w->tick_polls = 0;
 	w->tick_t0 = rt_now(rt, w);
 	w->in_tick = true;
+	if (w->tracing) {
+		w->trace_steals0 = w->st.steals;
+		w->trace_global0 = w->st.global_tasks;
+	}
 }
 
 /* End a tick: account for it, and if it polled nothing let the policy run
@@ -73,6 +80,10 @@ static enum step tick_close(struct worker *w, uint64_t *park_timeout_ns)
 	uint64_t t0 = w->tick_t0, t1 = rt_now(rt, w);
 
 	w->in_tick = false;
+	if (polls && w->tracing)
+		trace_add(&w->trace, TRACE_TICK, t0, t1, polls,
+			  (uint32_t)(w->st.steals - w->trace_steals0),
+			  (uint32_t)(w->st.global_tasks - w->trace_global0));
 	if (polls) {
 		/* Count only the part of the tick inside the run: a task ran,
 		 * so the root was injected and start_ns is visible; end_ns is
@@ -98,6 +109,8 @@ static enum step tick_close(struct worker *w, uint64_t *park_timeout_ns)
 			}
 		}
 		w->st.parks++;
+		if (w->tracing)
+			w->park_t0 = rt_now(rt, w);
 		return STEP_PARK;
 	}
 	return STEP_IDLE;
@@ -142,5 +155,8 @@ enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
 
 void worker_unparked(struct worker *w, enum park_wake how)
 {
+	if (w->tracing)
+		trace_add(&w->trace, TRACE_PARK, w->park_t0, rt_now(w->rt, w), how == PARK_WOKEN, 0,
+			  0);
 	policy_unparked(w->rt->policy, w, how);
 }

@@ -39,10 +39,13 @@ enum opt_id {
 	OPT_COSTS,
 	OPT_JSON,
 	OPT_HDR,
+	OPT_TRACE,
+	OPT_TRACE_EVENTS,
 	OPT_NO_JSON,
 	OPT_NO_BASELINE,
 	OPT_LIST,
 	OPT_PROBE_C2C,
+	OPT_CALIBRATE,
 	OPT_HELP,
 };
 
@@ -88,6 +91,11 @@ static const struct opt opts[] = {
 	{ "json", OPT_JSON, true, false, "PATH",
 	  "result file (default: a new file in the results dir)" },
 	{ "no-json", OPT_NO_JSON, false, false, NULL, "write no result file" },
+	{ "trace", OPT_TRACE, true, false, "PATH",
+	  "write the first measured trial's timeline (polls, ticks with steals, parks) as "
+	  "Chrome trace events for Perfetto (with several policies: PATH.<policy>)" },
+	{ "trace-events", OPT_TRACE_EVENTS, true, false, "N",
+	  "most events recorded per worker for --trace, 1..10000000 (default 100000)" },
 	{ "hdr", OPT_HDR, true, false, "PATH",
 	  "also write the latency histogram (end-to-end for request workloads, else "
 	  "scheduling delay) as an HdrHistogram percentile distribution in us "
@@ -96,6 +104,8 @@ static const struct opt opts[] = {
 	{ "list", OPT_LIST, false, false, NULL, "list policies, knobs, workloads, parameters" },
 	{ "probe-c2c", OPT_PROBE_C2C, false, false, NULL,
 	  "print the core-to-core round trip (CPU 0 <-> 1) and exit" },
+	{ "calibrate", OPT_CALIBRATE, true, false, "PATH",
+	  "measure the sim costs on this machine, write them to PATH (for --costs) and exit" },
 	{ "help", OPT_HELP, false, false, NULL, "this text" },
 };
 
@@ -357,6 +367,13 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 	case OPT_NO_JSON:
 		c->no_json = true;
 		return 0;
+	case OPT_TRACE:
+		if (v[0] == '\0')
+			return fail(err, len, "--trace needs a non-empty path");
+		c->trace_path = v;
+		return 0;
+	case OPT_TRACE_EVENTS:
+		return parse_u32(o->name, v, 1, 10000000, &c->trace_events, err, len);
 	case OPT_HDR:
 		if (v[0] == '\0')
 			return fail(err, len, "--hdr needs a non-empty path");
@@ -370,6 +387,11 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 		return 0;
 	case OPT_PROBE_C2C:
 		c->probe_c2c = true;
+		return 0;
+	case OPT_CALIBRATE:
+		if (v[0] == '\0')
+			return fail(err, len, "--calibrate needs a non-empty path");
+		c->calibrate_path = v;
 		return 0;
 	case OPT_HELP:
 		c->help = true;
@@ -635,6 +657,7 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t len)
 	c->seed = 1;
 	c->hist_digits = 3;
 	c->watchdog_ns = 30ull * 1000000000ull;
+	c->trace_events = 100000;
 
 	for (int i = 1; i < argc; i++) {
 		int rc = parse_one(c, argc, argv, &i, err, len);
@@ -644,7 +667,7 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t len)
 		if (c->help)
 			return 0;
 	}
-	if (c->list || c->probe_c2c)
+	if (c->list || c->probe_c2c || c->calibrate_path)
 		return 0;
 	return resolve(c, err, len);
 }

@@ -44,6 +44,7 @@ struct cli_policy {
 
 struct cli {
 	bool help, list, probe_c2c;
+	const char *calibrate_path;	/* --calibrate: measure the sim costs, write them here */
 
 	struct cli_policy policies[CLI_MAX_POLICIES];
 	size_t npolicies;
@@ -64,6 +65,8 @@ struct cli {
 	const char *costs_path;
 	const char *json_path;	/* NULL: the default name under the results dir */
 	const char *hdr_path;	/* --hdr: percentile distribution, or NULL */
+	const char *trace_path;	/* --trace: Chrome trace events, or NULL */
+	uint32_t trace_events;	/* --trace-events: per worker */
 	bool no_json, no_baseline;
 
 	struct cli_assign sets[CLI_MAX_ASSIGN];

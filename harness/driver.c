@@ -11,6 +11,8 @@
 #include "driver.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <jansson.h>
 #include <unistd.h>
 #include <inttypes.h>
 #include <math.h>
@@ -96,6 +98,78 @@ struct start_ctx {
 };
 
 /* Runs on the harness thread inside engine->run: the makespan starts here. */
+static const char *const trace_names[] = { "poll", "tick", "park" };
+
+/*
+ * The trial's timeline as Chrome trace events (Perfetto, chrome://tracing):
+ * one row per worker, complete events with microsecond times from the start
+ * of the run. Streamed one event at a time through jansson, to a temporary
+ * file renamed into place.
+ */
+static int write_trace(const struct run_config *cfg, struct runtime *rt, char *err, size_t len)
+{
+	char tmp[PATH_MAX + 32];
+	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", cfg->trace_path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return fail(-errno, err, len, "cannot create %.900s: %s", tmp, strerror(errno));
+	uint64_t dropped = 0;
+	for (uint32_t i = 0; i < rt->nworkers; i++)
+		dropped += rt->workers[i].trace.dropped;
+	json_t *head = json_pack("{s:s, s:s, s:I, s:s, s:I}", "policy", cfg->policy->name,
+				 "workload", cfg->wl->name, "workers", (json_int_t)cfg->workers,
+				 "engine", cfg->sim ? "sim" : "threads", "events_dropped",
+				 (json_int_t)dropped);
+	fputs("{\"displayTimeUnit\": \"ns\", \"otherData\": ", f);
+	json_dumpf(head, f, JSON_COMPACT);
+	json_decref(head);
+	fputs(", \"traceEvents\": [\n", f);
+	bool first = true;
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "worker %u", i);
+		json_t *m = json_pack("{s:s, s:s, s:i, s:I, s:{s:s}}", "name", "thread_name", "ph",
+				      "M", "pid", 1, "tid", (json_int_t)i, "args", "name", name);
+		if (!first)
+			fputs(",\n", f);
+		first = false;
+		json_dumpf(m, f, JSON_COMPACT);
+		json_decref(m);
+		const struct trace_buf *tb = &rt->workers[i].trace;
+		for (uint32_t k = 0; k < tb->len; k++) {
+			const struct trace_event *e = &tb->ev[k];
+			double ts = ((double)e->ts - (double)rt->start_ns) / 1e3;
+			json_t *args;
+			if (e->kind == TRACE_TICK)
+				args = json_pack("{s:i, s:i, s:i}", "polls", e->a, "steals", e->b,
+						 "global_tasks", e->c);
+			else if (e->kind == TRACE_PARK)
+				args = json_pack("{s:s}", "woken_by", e->a ? "unpark" : "timeout");
+			else
+				args = json_object();
+			json_t *ev = json_pack("{s:s, s:s, s:f, s:f, s:i, s:I, s:o}", "name",
+					       trace_names[e->kind], "ph", "X", "ts", ts, "dur",
+					       (double)e->dur / 1e3, "pid", 1, "tid", (json_int_t)i,
+					       "args", args);
+			fputs(",\n", f);
+			json_dumpf(ev, f, JSON_COMPACT);
+			json_decref(ev);
+		}
+	}
+	fputs("\n]}\n", f);
+	int rc = fflush(f) ? -errno : 0;
+	if (fclose(f) && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, cfg->trace_path) != 0)
+		rc = -errno;
+	if (rc) {
+		unlink(tmp);
+		return fail(rc, err, len, "cannot write trace %.900s: %s", cfg->trace_path,
+			    strerror(-rc));
+	}
+	return 0;
+}
+
 static void place_cb(struct runtime *rt, void *arg)
 {
 	struct start_ctx *ctx = arg;
@@ -181,6 +255,7 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		.hist_digits = cfg->hist_digits,
 		.watchdog_ns = cfg->watchdog_ns,
 		.explore = cfg->explore,
+		.trace_events = acc && cfg->trace_path && !acc->trace_written ? cfg->trace_events : 0,
 	};
 	struct runtime *rt = NULL;
 	struct start_ctx ctx = { wl, NULL };
@@ -243,6 +318,10 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		goto out;
 	}
 	rc = collect(cfg, rt, ctx.inst, out, acc, err, len);
+	if (rc == 0 && rcfg.trace_events) {
+		rc = write_trace(cfg, rt, err, len);
+		acc->trace_written = rc == 0;
+	}
 out:
 	if (ctx.inst)
 		wl->destroy(ctx.inst);

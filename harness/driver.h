@@ -31,6 +31,8 @@ struct run_config {
 	bool baseline;
 	bool sim;			/* the simulation engine, not threads */
 	bool explore;			/* sim: check invariants after every step */
+	const char *trace_path;		/* --trace: the first measured trial's timeline */
+	uint32_t trace_events;		/* per worker */
 	uint64_t explore_seed;		/* sim: perturbs tie-breaking; 0 = none */
 	const struct sim_costs *costs;	/* sim only */
 };
@@ -85,6 +87,7 @@ struct run_result {
 	struct worker_stats *per_worker;	/* [workers], all measured trials */
 	struct hist sched_delay;		/* merged over workers and trials */
 	bool has_end_to_end;			/* the workload reports request latencies */
+	bool trace_written;
 	struct hist end_to_end;			/* every request of every measured trial */
 };
 

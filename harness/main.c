@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "core/c2c.h"
+#include "core/calibrate.h"
 #include "driver.h"
 #include "policies/policy.h"
 #include "provenance.h"
@@ -125,6 +126,8 @@ static struct run_config make_config(const struct cli *c, const struct cli_polic
 		.baseline = !c->no_baseline && !c->sim,
 		.sim = c->sim,
 		.costs = &c->costs,
+		.trace_path = c->trace_path,
+		.trace_events = c->trace_events,
 	};
 }
 
@@ -142,9 +145,15 @@ static int run_policies(const struct cli *c, const struct provenance *pv)
 	char err[1024];
 	int status = 0;
 
+	static char trace_paths[CLI_MAX_POLICIES][PATH_MAX];
 	for (size_t i = 0; i < n; i++) {
 		cfgs[i] = make_config(c, &c->policies[i]);
 		rf[i] = (struct result_file){ .fd = -1, .slot = -1 };
+		if (c->trace_path && n > 1) {
+			snprintf(trace_paths[i], sizeof trace_paths[i], "%s.%s", c->trace_path,
+				 cfgs[i].policy->name);
+			cfgs[i].trace_path = trace_paths[i];
+		}
 	}
 	for (size_t i = 0; i < n && !c->no_json; i++) {
 		if (prepare_output(c, &cfgs[i], pv, &rf[i], err, sizeof err)) {
@@ -167,6 +176,8 @@ static int run_policies(const struct cli *c, const struct provenance *pv)
 		report_summary(stdout, &cfgs[0], &res[0]);
 	else
 		report_compare(stdout, cfgs, res, n);
+	for (size_t i = 0; i < n && c->trace_path; i++)
+		printf("trace: %s (Chrome trace events: open in Perfetto)\n", cfgs[i].trace_path);
 	for (size_t i = 0; i < n; i++) {
 		if (c->no_json) {
 			if (i == 0)
@@ -262,6 +273,38 @@ static int run_explore(const struct cli *c)
 	return 0;
 }
 
+/*
+ * --calibrate PATH: measure the sim costs (progress on stderr), print them
+ * beside the defaults, write the cost file. PATH is created (as a temporary
+ * file beside it) before measuring, so a bad path costs no time.
+ */
+static int run_calibrate(const char *path)
+{
+	struct calibrate_file cf;
+	struct calibration cal;
+	char err[1024];
+
+	if (calibrate_file_open(&cf, path, err, sizeof err)) {
+		print_error(err);
+		return EXIT_BAD_INPUT;
+	}
+	int rc = calibrate_costs(&cal, CALIBRATE_REPS, stderr);
+	if (rc) {
+		calibrate_file_abort(&cf);
+		snprintf(err, sizeof err, "calibration failed: %s", strerror(-rc));
+		print_error(err);
+		return EXIT_RUN_FAILED;
+	}
+	calibrate_print(&cal, stdout);
+	if (calibrate_file_commit(&cf, &cal, err, sizeof err)) {
+		print_error(err);
+		return EXIT_RUN_FAILED;
+	}
+	printf("\ncosts: %s (c2c round trip %.0f ns before, %.0f ns after; use with "
+	       "--engine=sim --costs %s)\n", path, cal.c2c_ns, cal.c2c_end_ns, path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct provenance pv;
@@ -292,6 +335,11 @@ int main(int argc, char **argv)
 			cli_list(stdout);
 		cli_free(&c);
 		return 0;
+	}
+	if (c.calibrate_path) {
+		int rc = run_calibrate(c.calibrate_path);
+		cli_free(&c);
+		return rc;
 	}
 	if (c.explore || c.explore_seed_given) {
 		int rc = run_explore(&c);

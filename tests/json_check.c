@@ -279,8 +279,16 @@ int main(int argc, char **argv)
 	json_t *doc, *trials, *t;
 	size_t i;
 
+	if (argc == 3 && strcmp(argv[1], "--parse-only") == 0) {
+		/* Any JSON document (a trace, say): it must load, nothing more. */
+		doc = json_load_file(argv[2], JSON_REJECT_DUPLICATES, &jerr);
+		if (!doc)
+			TEST_FAIL("%s:%d: %s", argv[2], jerr.line, jerr.text);
+		json_decref(doc);
+		return 0;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: json_check RESULT.json\n");
+		fprintf(stderr, "usage: json_check RESULT.json | --parse-only FILE.json\n");
 		return 2;
 	}
 	doc = json_load_file(argv[1], JSON_REJECT_DUPLICATES, &jerr);

@@ -53,6 +53,9 @@ static void run_place(struct runtime *rt, void *arg)
 	wl->place(rt->user, rt);
 }
 
+/* Set by a test to run whole workloads on the simulation engine. */
+static bool run_util_use_sim;
+
 /* Optional hook: called with the runtime after the run, before teardown. */
 typedef void (*run_inspect_fn)(struct runtime *rt, void *arg);
 
@@ -75,7 +78,8 @@ static inline void run_workload_inspect(const char *policy, const char *workload
 	char err[256];
 	if (p->check)
 		ASSERT_EQ(p->check(&cfg, kv, err, sizeof err), 0);
-	struct engine *e = engine_threads_create(workers);
+	struct engine *e = run_util_use_sim ? engine_sim_create(workers, NULL, 0)
+					    : engine_threads_create(workers);
 	ASSERT(e);
 	struct runtime *rt;
 	if (rt_create(&rt, &cfg, p, kv, e, err, sizeof err) != 0)

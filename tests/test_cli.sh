@@ -137,6 +137,17 @@ json_total=$(tr -d ' \n' <"$tmp/h.json" | sed -n 's/.*"sched_delay_ns":{[^}]*"co
 tail -n 4 "$tmp/h.hgrm" | head -n 1 | grep -q ' inf$' || fail "--hdr: last row does not end in inf"
 pass "--hdr writes the percentile distribution"
 
+# --trace: Chrome trace events, one named row per worker, bounded.
+"$harness" "${small[@]}" --no-json --trace "$tmp/t.json" --trace-events 500 \
+	>"$tmp/out" 2>"$tmp/err" || fail "--trace: exit status $?"
+grep -q '"traceEvents": \[' "$tmp/t.json" || fail "--trace: no traceEvents array"
+[ "$(grep -c '"name":"thread_name"' "$tmp/t.json")" -eq 2 ] || fail "--trace: not one row per worker"
+events=$(grep -c '"ph":"X"' "$tmp/t.json")
+[ "$events" -ge 10 ] && [ "$events" -le 1000 ] || fail "--trace: $events events for a 500-per-worker bound"
+grep -q '"events_dropped":[1-9]' "$tmp/t.json" || fail "--trace: the bound dropped nothing on fib(20)"
+"$json_check" --parse-only "$tmp/t.json" >"$tmp/out" 2>"$tmp/err" || fail "--trace: not valid JSON"
+pass "--trace writes bounded Chrome trace events"
+
 # Comparison mode: several policies, one table, one result file each.
 "$harness" --policy=all --workload=fib --param n=18 --workers 2 --trials 2 --warmup 0 \
 	--no-json >"$tmp/out" 2>"$tmp/err" || fail "--policy=all: exit status $?"

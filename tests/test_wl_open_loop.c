@@ -307,7 +307,10 @@ static void print_run(const struct ol_run *o, uint32_t workers)
  * volt, 2 workers, load 0.5, 3000 requests of exponential service (100 us
  * mean): the runtime keeps up, so the achieved load is the offered one
  * within 2% (the span exceeds the horizon only by the last request's
- * sojourn, about 0.1% of it).
+ * sojourn, about 0.1% of it). That bound is asserted on the simulation
+ * engine, where it is a property of the model; on the threads engine it is
+ * a timing (a descheduled worker stretches the span), which a pass/fail
+ * test must not assert: there the run must only complete every request.
  *
  * A single latency is not checked against its own service time: the threads
  * engine repays time the OS took from one spin out of the worker's later
@@ -322,9 +325,18 @@ static void run_volt_half_load(void)
 	static const char *const params[] = { "requests=3000", "load=0.5", NULL };
 	struct ol_run o;
 	struct schedule s;
+	run_util_use_sim = true;
 	run_ol(params, 2, 21, &o, &s);
+	run_util_use_sim = false;
 	ASSERT_NEAR(metric(&o, "offered_load"), 0.5, 1e-12);
 	ASSERT_NEAR(metric(&o, "achieved_load"), 0.5, 0.02 * 0.5);
+	print_run(&o, 2);
+	free(o.lat);
+	schedule_free(&s);
+
+	run_ol(params, 2, 21, &o, &s);
+	ASSERT_NEAR(metric(&o, "offered_load"), 0.5, 1e-12);
+	ASSERT(metric(&o, "achieved_load") > 0);
 	/* No I/O: nothing wakes a request, so each is polled once. */
 	ASSERT_U64_EQ(o.r.total.polls, s.n);
 	ASSERT_U64_EQ(o.r.total.repolls, 0);

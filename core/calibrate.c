@@ -1,0 +1,984 @@
+/*
+ * calibrate.c - measure the simulation's cost table (calibrate.h).
+ *
+ * Each cost is measured with the mechanism it stands for, on this machine:
+ *
+ *   local_push, local_pop   ring_try_push and ring_pop, 256 of each in a
+ *                           row on one thread (the ring's lines stay here)
+ *   lifo                    the LIFO slot's take, as volt's local_pop does
+ *                           it (a load, a store, two counters)
+ *   global_lock,            inject_push_many + inject_pop_batch pairs of 1
+ *   global_task             and of 64 tasks: the per-task part is the
+ *                           slope, the per-lock part what is left of a pair
+ *                           of 1 (uncontended: the sim adds the waiting)
+ *   spawn, poll             a hand-driven 1-worker volt runtime spawning
+ *                           128 trivial tasks with rt_spawn and polling
+ *                           them through find_work and worker_run_task; the
+ *                           pushes, pops and LIFO takes its counters show
+ *                           are taken off at the costs measured above, as
+ *                           the simulator charges them separately
+ *   idle_step               a tick of the same runtime that finds nothing:
+ *                           timers, I/O poll, tick_begin, two clock reads,
+ *                           find_work on empty queues, tick_end
+ *   steal_attempt,          ring_steal_into from a ring whose owner runs on
+ *   steal_task              CPU 0, by a thief on CPU 1: steals of 1 task
+ *                           (victim holds 2) and of 64 (victim holds 128);
+ *                           the slope is the per-task part, the intercept
+ *                           the per-attempt part (a cache-line transfer
+ *                           dominates it)
+ *   notify,                 the threads engine's parker protocol (EMPTY /
+ *   wake_latency            PARKED / NOTIFIED on a futex word) between a
+ *                           waker on CPU 0 and a parker on CPU 1 asleep in
+ *                           the kernel on an idle CPU: the waker's time for
+ *                           the unpark, and the time from the unpark to the
+ *                           parker running
+ *   park                    the same parker sharing CPU 1 with a thread
+ *                           that yields in a loop: the time from the start
+ *                           of its park to that thread getting the CPU
+ *
+ * Single-thread figures are per-operation means over long runs of the
+ * operation, less the clock reads around them and the bare loop; each is
+ * repeated `reps` times and the median taken. Two-thread figures are
+ * medians over 20 * reps single events, each timed between fenced clock
+ * reads. Every thread reads the threads engine's clock (the invariant TSC
+ * where the kernel reports one), which is common to all cores. The c2c
+ * probe runs before and after: the two-thread figures belong to the
+ * regime it shows.
+ */
+#define _GNU_SOURCE
+#include "calibrate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "c2c.h"
+#include "engine.h"
+#include "inject.h"
+#include "ring.h"
+#include "runtime.h"
+#include "policies/policy.h"
+
+/* Operations per repetition of the single-thread loops. */
+#define RING_ROUNDS 64		/* x 256 pushes and pops */
+#define INJECT_ROUNDS 2000	/* push + pop pairs per batch size */
+#define TASK_ROUNDS 32		/* x 128 spawns and polls */
+#define IDLE_TICKS 2000
+#define LIFO_OPS 20000
+/* Two-thread events per repetition. */
+#define EVENTS_PER_REP 20
+/* How long the waker lets the parker sleep before unparking it: long
+ * enough that its CPU has gone idle, as a parked worker's has. */
+#define PARK_SETTLE_NS 100000ull
+/* Give up waiting for the parker to show as asleep after this long. */
+#define PARK_ASLEEP_MAX_NS 5000000ull
+
+enum { P_EMPTY = 0, P_PARKED = 1, P_NOTIFIED = 2 };
+
+struct cal {
+	struct engine *e;	/* a threads engine: its clock, and the runtime's */
+	uint32_t reps;
+	FILE *log;
+	double clock_ns;	/* one clock read */
+	double loop_ns;		/* one iteration of a bare loop */
+	double *s;		/* [reps * EVENTS_PER_REP] samples */
+};
+
+static inline uint64_t now(const struct cal *c)
+{
+	return c->e->ops->now(c->e, NULL);
+}
+
+/* The clock for one short event: the fences keep the reads from being
+ * reordered with the work between them (the TSC read is not ordered with
+ * earlier loads on its own). */
+static inline uint64_t now_fenced(const struct cal *c)
+{
+	__asm__ volatile("mfence; lfence" : : : "memory");
+	uint64_t t = now(c);
+	__asm__ volatile("lfence" : : : "memory");
+	return t;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void say(const struct cal *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(const struct cal *c, const char *fmt, ...)
+{
+	if (!c->log)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("calibrate: ", c->log);
+	vfprintf(c->log, fmt, ap);
+	fputc('\n', c->log);
+	va_end(ap);
+	fflush(c->log);
+}
+
+/* Wait for a condition another thread sets: pause, and on a machine where
+ * both threads may share a CPU, let the other one run now and then. */
+static inline void relax(uint32_t *spins)
+{
+	__builtin_ia32_pause();
+	if ((++*spins & 1023) == 0)
+		sched_yield();
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val)
+{
+	return syscall(SYS_futex, (uint32_t *)uaddr, op, val, NULL, NULL, 0);
+}
+
+/* ---- the yardsticks: a clock read and a bare loop iteration ---- */
+
+static void measure_overheads(struct cal *c)
+{
+	enum { N = 4000 };
+	for (uint32_t r = 0; r < c->reps; r++) {
+		uint64_t t0 = now(c), x = 0;
+		for (int i = 0; i < N; i++)
+			x += now(c);
+		uint64_t t1 = now(c);
+		__asm__ volatile("" : : "r"(x));
+		c->s[r] = (double)(t1 - t0) / (N + 1);
+	}
+	c->clock_ns = median(c->s, c->reps);
+	for (uint32_t r = 0; r < c->reps; r++) {
+		uint64_t t0 = now(c);
+		for (int i = 0; i < 100000; i++)
+			__asm__ volatile("" : : : "memory");
+		c->s[r] = ((double)(now(c) - t0) - c->clock_ns) / 100000;
+	}
+	c->loop_ns = median(c->s, c->reps);
+	say(c, "clock read %.1f ns, bare loop iteration %.2f ns", c->clock_ns, c->loop_ns);
+}
+
+/* Mean ns per operation of `ops` operations timed in `reads` intervals. */
+static double per_op(const struct cal *c, uint64_t ns, uint64_t ops, uint64_t reads)
+{
+	return ((double)ns - (double)reads * c->clock_ns) / (double)ops - c->loop_ns;
+}
+
+/* ---- local ring ---- */
+
+static int bench_ring(struct cal *c, struct calibration *cal)
+{
+	struct ring *r = aligned_alloc(CACHE_LINE, sizeof *r);
+	struct task *tasks = calloc(RING_CAP, sizeof *tasks);
+	double *pop = calloc(c->reps, sizeof *pop);
+	if (!r || !tasks || !pop) {
+		free(r);
+		free(tasks);
+		free(pop);
+		return -ENOMEM;
+	}
+	ring_init(r);
+	for (uint32_t rep = 0; rep < c->reps; rep++) {
+		uint64_t tpush = 0, tpop = 0;
+		for (int round = 0; round < RING_ROUNDS; round++) {
+			uint64_t t0 = now(c);
+			for (uint32_t i = 0; i < RING_CAP; i++)
+				CHECK(ring_try_push(r, &tasks[i]));
+			uint64_t t1 = now(c);
+			for (uint32_t i = 0; i < RING_CAP; i++)
+				CHECK(ring_pop(r) != NULL);
+			uint64_t t2 = now(c);
+			tpush += t1 - t0;
+			tpop += t2 - t1;
+		}
+		c->s[rep] = per_op(c, tpush, RING_ROUNDS * RING_CAP, RING_ROUNDS);
+		pop[rep] = per_op(c, tpop, RING_ROUNDS * RING_CAP, RING_ROUNDS);
+	}
+	cal->ns.local_push = median(c->s, c->reps);
+	cal->ns.local_pop = median(pop, c->reps);
+	say(c, "ring: push %.1f ns, pop %.1f ns", cal->ns.local_push, cal->ns.local_pop);
+	free(r);
+	free(tasks);
+	free(pop);
+	return 0;
+}
+
+/* ---- LIFO slot ---- */
+
+/* Owner-private slot state, as volt keeps it. */
+struct slot {
+	struct task *lifo;
+	uint32_t polls, cap;
+	uint64_t lifo_polls;
+};
+
+/* Volt's take from the slot (local_pop's first branch). */
+static __attribute__((noinline)) struct task *slot_take(struct slot *s)
+{
+	struct task *t = s->lifo;
+	if (t) {
+		s->lifo = NULL;
+		if (s->polls < s->cap) {
+			s->polls++;
+			s->lifo_polls++;
+			return t;
+		}
+	}
+	return NULL;
+}
+
+static __attribute__((noinline)) struct task *slot_none(struct slot *s)
+{
+	__asm__ volatile("" : : "r"(s) : "memory");
+	return s->lifo;
+}
+
+static void bench_lifo(struct cal *c, struct calibration *cal)
+{
+	struct slot s = { .cap = UINT32_MAX };
+	struct task t;
+	for (uint32_t rep = 0; rep < c->reps; rep++) {
+		/* The same loop with a take and with a bare call: the
+		 * difference is the take. */
+		s.polls = 0;
+		uint64_t t0 = now(c);
+		for (int i = 0; i < LIFO_OPS; i++) {
+			s.lifo = &t;
+			CHECK(slot_take(&s) == &t);
+		}
+		uint64_t t1 = now(c);
+		for (int i = 0; i < LIFO_OPS; i++) {
+			s.lifo = &t;
+			CHECK(slot_none(&s) == &t);
+		}
+		uint64_t t2 = now(c);
+		c->s[rep] = ((double)(t1 - t0) - (double)(t2 - t1)) / LIFO_OPS;
+	}
+	cal->ns.lifo = median(c->s, c->reps);
+	say(c, "LIFO slot take %.2f ns", cal->ns.lifo);
+}
+
+/* ---- global queue ---- */
+
+static int bench_inject(struct cal *c, struct calibration *cal)
+{
+	enum { BIG = 64 };
+	struct inject *q = aligned_alloc(CACHE_LINE, sizeof *q);
+	struct task *tasks = calloc(BIG, sizeof *tasks);
+	if (!q || !tasks) {
+		free(q);
+		free(tasks);
+		return -ENOMEM;
+	}
+	inject_init(q);
+	struct task *in[BIG], *out[BIG];
+	for (int i = 0; i < BIG; i++)
+		in[i] = &tasks[i];
+	double pair[2];
+	static const size_t sizes[2] = { 1, BIG };
+	for (int k = 0; k < 2; k++) {
+		size_t n = sizes[k];
+		for (uint32_t rep = 0; rep < c->reps; rep++) {
+			uint64_t t0 = now(c);
+			for (int i = 0; i < INJECT_ROUNDS; i++) {
+				inject_push_many(q, in, n);
+				CHECK(inject_pop_batch(q, out, n) == n);
+			}
+			c->s[rep] = per_op(c, now(c) - t0, INJECT_ROUNDS, 1);
+		}
+		pair[k] = median(c->s, c->reps);
+	}
+	/* A pair of n costs 2 locks + 2n task moves. */
+	cal->ns.global_task = (pair[1] - pair[0]) / (2.0 * (BIG - 1));
+	cal->ns.global_lock = (pair[0] - 2 * cal->ns.global_task) / 2;
+	say(c, "global queue: push+pop of 1 %.1f ns, of %d %.1f ns -> lock %.1f ns, task %.2f ns",
+	    pair[0], BIG, pair[1], cal->ns.global_lock, cal->ns.global_task);
+	inject_destroy(q);
+	free(q);
+	free(tasks);
+	return 0;
+}
+
+/* ---- spawn, poll and the idle tick on a hand-driven volt runtime ---- */
+
+static enum task_poll done_poll(struct task *t, struct worker *w)
+{
+	return TASK_DONE;
+}
+
+static const struct task_vtable cal_vt = { .name = "calibrate", .poll = done_poll };
+
+/* A task in a block of its own, as the task pool hands them out. */
+struct cal_task {
+	CACHE_ALIGNED struct task t;
+};
+
+static int hand_runtime(struct cal *c, struct runtime **rt)
+{
+	const struct policy *p = policy_find("volt");
+	if (!p)
+		return -ENOENT;
+	double *kv = calloc(p->nknobs ? p->nknobs : 1, sizeof *kv);
+	if (!kv)
+		return -ENOMEM;
+	knob_defaults(p->knobs, p->nknobs, kv);
+	struct rt_config cfg = { .workers = 1, .seed = 1, .sample_period = 0, .hist_digits = 2 };
+	char err[256];
+	int rc = rt_create(rt, &cfg, p, kv, c->e, err, sizeof err);
+	free(kv);
+	if (rc)
+		say(c, "cannot create a volt runtime: %s", err);
+	return rc;
+}
+
+static int bench_tasks(struct cal *c, struct calibration *cal)
+{
+	enum { N = 128 };
+	struct runtime *rt;
+	int rc = hand_runtime(c, &rt);
+	if (rc)
+		return rc;
+	struct worker *w = &rt->workers[0];
+	const struct policy *p = rt->policy;
+	struct cal_task *blk = aligned_alloc(CACHE_LINE, N * sizeof *blk);
+	double *poll = calloc(c->reps, sizeof *poll);
+	if (!blk || !poll) {
+		free(blk);
+		free(poll);
+		rt_destroy(rt);
+		return -ENOMEM;
+	}
+
+	/* The test thread acts as worker 0's owner (the runtime never runs:
+	 * no engine thread touches it). */
+	for (uint32_t rep = 0; rep < c->reps; rep++) {
+		struct worker_stats a = w->st;
+		uint64_t tspawn = 0, tpoll = 0;
+		for (int round = 0; round < TASK_ROUNDS; round++) {
+			policy_tick_begin(p, w);
+			uint64_t t0 = now(c);
+			for (int i = 0; i < N; i++) {
+				task_init(&blk[i].t, &cal_vt);
+				rt_spawn(w, &blk[i].t);
+			}
+			uint64_t t1 = now(c);
+			for (int i = 0; i < N; i++) {
+				struct task *t = p->find_work(w);
+				CHECK(t != NULL);
+				worker_run_task(w, t);
+			}
+			uint64_t t2 = now(c);
+			policy_tick_end(p, w, N, t2 - t1);
+			tspawn += t1 - t0;
+			tpoll += t2 - t1;
+		}
+		const struct worker_stats *b = &w->st;
+		CHECK(b->polls - a.polls == (uint64_t)TASK_ROUNDS * N);
+		CHECK(b->spawns - a.spawns == (uint64_t)TASK_ROUNDS * N);
+		/* What the simulator charges apart: pushes into the ring at
+		 * spawn; LIFO takes and ring pops at poll. */
+		double pushes = (double)(b->local_pushes - a.local_pushes);
+		double takes = (double)(b->lifo_polls - a.lifo_polls + b->runnext_polls -
+					a.runnext_polls);
+		double pops = (double)(b->local_pops - a.local_pops);
+		c->s[rep] = per_op(c, tspawn, TASK_ROUNDS * N, TASK_ROUNDS) -
+			    pushes * cal->ns.local_push / (TASK_ROUNDS * N);
+		poll[rep] = per_op(c, tpoll, TASK_ROUNDS * N, TASK_ROUNDS) -
+			    (takes * cal->ns.lifo + pops * cal->ns.local_pop) / (TASK_ROUNDS * N);
+	}
+	cal->ns.spawn = median(c->s, c->reps);
+	cal->ns.poll = median(poll, c->reps);
+	say(c, "volt, 1 worker: spawn %.1f ns, poll %.1f ns (less pushes, pops and LIFO takes)",
+	    cal->ns.spawn, cal->ns.poll);
+
+	/* The idle tick: every queue is empty now. */
+	for (uint32_t rep = 0; rep < c->reps; rep++) {
+		uint64_t t0 = now(c);
+		for (int i = 0; i < IDLE_TICKS; i++) {
+			if (!p->own_maintenance) {
+				rt_poll_timers(w);
+				rt_poll_io(w);
+			}
+			policy_tick_begin(p, w);
+			uint64_t a = rt_now(rt, w);
+			CHECK(p->find_work(w) == NULL);
+			uint64_t b = rt_now(rt, w);
+			policy_tick_end(p, w, 0, b - a);
+		}
+		c->s[rep] = per_op(c, now(c) - t0, IDLE_TICKS, 1);
+	}
+	cal->ns.idle_step = median(c->s, c->reps);
+	say(c, "volt, 1 worker: a tick that finds nothing %.1f ns", cal->ns.idle_step);
+	free(blk);
+	free(poll);
+	rt_destroy(rt);
+	return 0;
+}
+
+/* ---- steals between two CPUs ---- */
+
+enum { STEAL_KINDS = 3 };
+/* Tasks the victim holds: none (a failed attempt, logged only), 2 (a steal
+ * moves 1) and 128 (a steal moves 64). */
+static const uint32_t steal_victim_len[STEAL_KINDS] = { 0, 2, RING_STEAL_MAX };
+
+struct steal_bench {
+	CACHE_ALIGNED _Atomic uint32_t go;	/* owner -> thief: round number */
+	CACHE_ALIGNED _Atomic uint32_t done;	/* thief -> owner: round number */
+	struct ring *src, *dst;
+	struct cal *c;
+	uint32_t rounds;
+	int cpu;
+	bool pinned;
+	double *ns;		/* [rounds]: the thief's time for each steal */
+	uint32_t *moved;	/* [rounds] */
+};
+
+static void *thief_main(void *arg)
+{
+	struct steal_bench *sb = arg;
+	sb->pinned = sb->cpu < 0 || pin(sb->cpu) == 0;
+	for (uint32_t r = 1; r <= sb->rounds; r++) {
+		uint32_t spins = 0;
+		/* Acquire pairs with the owner's release of `go`: its pushes
+		 * happen before our steal (as the ring's own tail acquire
+		 * would order them anyway). */
+		while (atomic_load_explicit(&sb->go, memory_order_acquire) != r)
+			relax(&spins);
+		struct task *first;
+		enum steal_outcome why;
+		uint64_t t0 = now_fenced(sb->c);
+		uint32_t k = ring_steal_into(sb->src, sb->dst, RING_STEAL_MAX, &first, &why);
+		uint64_t t1 = now_fenced(sb->c);
+		sb->ns[r - 1] = (double)(t1 - t0) - sb->c->clock_ns;
+		sb->moved[r - 1] = k;
+		while (ring_pop(sb->dst))
+			;
+		/* Release: our steal (and its release of the slots) happens
+		 * before the owner's next pushes. */
+		atomic_store_explicit(&sb->done, r, memory_order_release);
+	}
+	return NULL;
+}
+
+static int bench_steal(struct cal *c, struct calibration *cal, int cpu_owner, int cpu_thief)
+{
+	uint32_t per_kind = c->reps * EVENTS_PER_REP;
+	struct steal_bench sb = { .c = c, .rounds = per_kind * STEAL_KINDS, .cpu = cpu_thief };
+	sb.src = aligned_alloc(CACHE_LINE, sizeof *sb.src);
+	sb.dst = aligned_alloc(CACHE_LINE, sizeof *sb.dst);
+	sb.ns = calloc(sb.rounds, sizeof *sb.ns);
+	sb.moved = calloc(sb.rounds, sizeof *sb.moved);
+	struct task *tasks = calloc(RING_CAP, sizeof *tasks);
+	int rc = 0;
+	if (!sb.src || !sb.dst || !sb.ns || !sb.moved || !tasks) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	ring_init(sb.src);
+	ring_init(sb.dst);
+	atomic_init(&sb.go, 0);
+	atomic_init(&sb.done, 0);
+
+	cpu_set_t old;
+	pthread_getaffinity_np(pthread_self(), sizeof old, &old);
+	bool pinned = cpu_owner < 0 || pin(cpu_owner) == 0;
+	pthread_t th;
+	rc = -pthread_create(&th, NULL, thief_main, &sb);
+	if (rc) {
+		pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+		goto out;
+	}
+	for (uint32_t r = 1; r <= sb.rounds; r++) {
+		uint32_t n = steal_victim_len[r % STEAL_KINDS];
+		/* The owner has just worked on its ring: its lines are in
+		 * this core's cache, as a running victim's are. */
+		if (n == 0) {
+			CHECK(ring_try_push(sb.src, &tasks[0]));
+			CHECK(ring_pop(sb.src) == &tasks[0]);
+		}
+		for (uint32_t i = 0; i < n; i++)
+			CHECK(ring_try_push(sb.src, &tasks[i]));
+		/* Release pairs with the thief's acquire of `go`. */
+		atomic_store_explicit(&sb.go, r, memory_order_release);
+		uint32_t spins = 0;
+		while (atomic_load_explicit(&sb.done, memory_order_acquire) != r)
+			relax(&spins);
+		while (ring_pop(sb.src))
+			;
+	}
+	pthread_join(th, NULL);
+	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	cal->pinned = pinned && sb.pinned;
+
+	double med[STEAL_KINDS];
+	for (int k = 0; k < STEAL_KINDS; k++) {
+		uint32_t m = 0, want = ring_steal_amount(steal_victim_len[k], RING_STEAL_MAX);
+		for (uint32_t r = 1; r <= sb.rounds; r++) {
+			if (r % STEAL_KINDS != (uint32_t)k)
+				continue;
+			CHECK_MSG(sb.moved[r - 1] == (steal_victim_len[k] ? want : 0),
+				  "steal from %u tasks moved %u", steal_victim_len[k],
+				  sb.moved[r - 1]);
+			c->s[m++] = sb.ns[r - 1];
+		}
+		med[k] = median(c->s, m);
+	}
+	uint32_t big = ring_steal_amount(steal_victim_len[2], RING_STEAL_MAX);
+	cal->steal_empty_ns = med[0];
+	cal->ns.steal_task = (med[2] - med[1]) / (big - 1);
+	cal->ns.steal_attempt = med[1] - cal->ns.steal_task;
+	say(c, "steal across CPUs: empty %.0f ns, 1 task %.0f ns, %u tasks %.0f ns -> attempt "
+	    "%.1f ns, task %.2f ns", med[0], med[1], big, med[2], cal->ns.steal_attempt,
+	    cal->ns.steal_task);
+out:
+	free(sb.src);
+	free(sb.dst);
+	free(sb.ns);
+	free(sb.moved);
+	free(tasks);
+	return rc;
+}
+
+/* ---- park, notify and wake latency ---- */
+
+/*
+ * The threads engine's parker between a waker on one CPU and a parker on
+ * another, in two phases of `rounds` parks each:
+ *
+ *  1. The parker's CPU is idle while it sleeps (as a parked worker's is).
+ *     The waker waits until the kernel shows the parker asleep and a
+ *     little longer, then unparks it: notify is the waker's time for the
+ *     unpark, wake_latency the time from the unpark to the parker running.
+ *  2. An observer thread on the parker's CPU yields in a loop and notes
+ *     when it gets the CPU back after the parker went to sleep: park is
+ *     the time from the start of the parker's park to that moment (its
+ *     protocol, the futex wait's way into the kernel, the switch away).
+ */
+struct park_bench {
+	CACHE_ALIGNED _Atomic uint32_t state;	/* the parker word */
+	CACHE_ALIGNED _Atomic uint32_t woke;	/* parker -> waker: round number */
+	_Atomic uint64_t park_at;		/* the parker's clock as it starts a park */
+	_Atomic uint64_t woke_at;		/* ... and as it runs again */
+	_Atomic int tid;
+	CACHE_ALIGNED _Atomic uint64_t other_ran;	/* observer: got the CPU (0: not yet) */
+	_Atomic bool stop;
+	struct cal *c;
+	uint32_t rounds;
+	int cpu;
+	bool pinned, observer_pinned;
+};
+
+static void *parker_main(void *arg)
+{
+	struct park_bench *pb = arg;
+	pb->pinned = pb->cpu < 0 || pin(pb->cpu) == 0;
+	atomic_store_explicit(&pb->tid, (int)syscall(SYS_gettid), memory_order_release);
+	for (uint32_t r = 1; r <= 2 * pb->rounds; r++) {
+		atomic_store_explicit(&pb->other_ran, 0, memory_order_relaxed);
+		atomic_store_explicit(&pb->park_at, now_fenced(pb->c), memory_order_relaxed);
+		/* The threads engine's park: consume a permit if there is one
+		 * (there never is here: the waker unparks only once it has
+		 * seen PARKED), else EMPTY -> PARKED and wait while PARKED.
+		 * The acquires pair with the unparker's release exchange; the
+		 * release on the second CAS publishes park_at and the reset
+		 * of other_ran to whoever sees PARKED. */
+		uint32_t expect = P_NOTIFIED;
+		CHECK(!atomic_compare_exchange_strong_explicit(&pb->state, &expect, P_EMPTY,
+							       memory_order_acquire,
+							       memory_order_relaxed));
+		expect = P_EMPTY;
+		CHECK(atomic_compare_exchange_strong_explicit(&pb->state, &expect, P_PARKED,
+							      memory_order_acq_rel,
+							      memory_order_acquire));
+		while (atomic_load_explicit(&pb->state, memory_order_acquire) == P_PARKED)
+			futex(&pb->state, FUTEX_WAIT_PRIVATE, P_PARKED);
+		uint64_t ran = now_fenced(pb->c);
+		atomic_store_explicit(&pb->state, P_EMPTY, memory_order_relaxed);
+		atomic_store_explicit(&pb->woke_at, ran, memory_order_relaxed);
+		/* Release: woke_at and the EMPTY state before the waker's next
+		 * round. */
+		atomic_store_explicit(&pb->woke, r, memory_order_release);
+	}
+	return NULL;
+}
+
+static void *observer_main(void *arg)
+{
+	struct park_bench *pb = arg;
+	pb->observer_pinned = pb->cpu < 0 || pin(pb->cpu) == 0;
+	while (!atomic_load_explicit(&pb->stop, memory_order_relaxed)) {
+		uint64_t t = now_fenced(pb->c);
+		/* On one CPU we run only when the parker does not: seeing it
+		 * PARKED means it has gone to sleep (acquire pairs with its
+		 * CAS, so the reset of other_ran is visible). */
+		if (atomic_load_explicit(&pb->state, memory_order_acquire) == P_PARKED &&
+		    atomic_load_explicit(&pb->other_ran, memory_order_relaxed) == 0)
+			atomic_store_explicit(&pb->other_ran, t, memory_order_release);
+		sched_yield();
+	}
+	return NULL;
+}
+
+/* Is thread `tid` of this process asleep in the kernel ('S' in its stat)? */
+static bool asleep(int tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');	/* the name may hold anything */
+	return paren && paren[1] == ' ' && paren[2] == 'S';
+}
+
+/* The threads engine's unpark: release pairs with the parker's acquire;
+ * the futex wake only if it sleeps. */
+static void unpark(struct park_bench *pb)
+{
+	uint32_t prev = atomic_exchange_explicit(&pb->state, P_NOTIFIED, memory_order_release);
+	if (prev == P_PARKED)
+		futex(&pb->state, FUTEX_WAKE_PRIVATE, 1);
+}
+
+static void wait_woke(struct park_bench *pb, uint32_t r)
+{
+	uint32_t spins = 0;
+	while (atomic_load_explicit(&pb->woke, memory_order_acquire) != r)
+		relax(&spins);
+}
+
+static void wait_parked(struct park_bench *pb)
+{
+	uint32_t spins = 0;
+	while (atomic_load_explicit(&pb->state, memory_order_acquire) != P_PARKED)
+		relax(&spins);
+}
+
+static int bench_park(struct cal *c, struct calibration *cal, int cpu_waker, int cpu_parker)
+{
+	uint32_t n = c->reps * EVENTS_PER_REP;
+	struct park_bench *pb = aligned_alloc(CACHE_LINE, sizeof *pb);
+	double *notify = calloc(n, sizeof *notify), *lat = calloc(n, sizeof *lat);
+	double *park = calloc(n, sizeof *park), *busy = calloc(n, sizeof *busy);
+	int rc = 0;
+	if (!pb || !notify || !lat || !park || !busy) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memset(pb, 0, sizeof *pb);
+	atomic_init(&pb->state, P_EMPTY);
+	atomic_init(&pb->woke, 0);
+	atomic_init(&pb->tid, 0);
+	atomic_init(&pb->other_ran, 0);
+	atomic_init(&pb->stop, false);
+	pb->c = c;
+	pb->rounds = n;
+	pb->cpu = cpu_parker;
+
+	cpu_set_t old;
+	pthread_getaffinity_np(pthread_self(), sizeof old, &old);
+	bool pinned = cpu_waker < 0 || pin(cpu_waker) == 0;
+	pthread_t parker, observer;
+	rc = -pthread_create(&parker, NULL, parker_main, pb);
+	if (rc) {
+		pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+		goto out;
+	}
+	uint32_t spins = 0, not_asleep = 0, lost = 0, m = 0;
+	while (atomic_load_explicit(&pb->tid, memory_order_acquire) == 0)
+		relax(&spins);
+	int tid = atomic_load_explicit(&pb->tid, memory_order_relaxed);
+
+	/* Phase 1: the parker's CPU idles while it sleeps. */
+	for (uint32_t r = 1; r <= n; r++) {
+		wait_parked(pb);
+		uint64_t t = now(c), since = 0;
+		for (;;) {
+			uint64_t u = now(c);
+			if (!since && asleep(tid))
+				since = u;
+			if (since && u - since >= PARK_SETTLE_NS)
+				break;
+			if (!since && u - t >= PARK_ASLEEP_MAX_NS) {
+				not_asleep++;
+				break;
+			}
+			sched_yield();
+		}
+		uint64_t t0 = now_fenced(c);
+		unpark(pb);
+		uint64_t t1 = now_fenced(c);
+		wait_woke(pb, r);
+		uint64_t ran = atomic_load_explicit(&pb->woke_at, memory_order_relaxed);
+		notify[r - 1] = (double)(t1 - t0) - c->clock_ns;
+		lat[r - 1] = ran > t0 ? (double)(ran - t0) : 0;
+	}
+
+	/* Phase 2: an observer shares the parker's CPU. */
+	rc = -pthread_create(&observer, NULL, observer_main, pb);
+	if (rc) {
+		atomic_store_explicit(&pb->stop, true, memory_order_relaxed);
+		for (uint32_t r = n + 1; r <= 2 * n; r++) {
+			wait_parked(pb);
+			unpark(pb);
+			wait_woke(pb, r);
+		}
+	}
+	for (uint32_t r = n + 1; r <= 2 * n && rc == 0; r++) {
+		wait_parked(pb);
+		uint64_t start = atomic_load_explicit(&pb->park_at, memory_order_relaxed);
+		uint64_t t = now(c), other;
+		spins = 0;
+		while ((other = atomic_load_explicit(&pb->other_ran, memory_order_acquire)) == 0 &&
+		       now(c) - t < PARK_ASLEEP_MAX_NS)
+			relax(&spins);
+		uint64_t t0 = now_fenced(c);
+		unpark(pb);
+		wait_woke(pb, r);
+		uint64_t ran = atomic_load_explicit(&pb->woke_at, memory_order_relaxed);
+		busy[r - n - 1] = ran > t0 ? (double)(ran - t0) : 0;
+		if (other > start)
+			park[m++] = (double)(other - start) - c->clock_ns;
+		else
+			lost++;
+	}
+	atomic_store_explicit(&pb->stop, true, memory_order_relaxed);
+	if (rc == 0)
+		pthread_join(observer, NULL);
+	pthread_join(parker, NULL);
+	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	if (rc)
+		goto out;
+	cal->pinned = cal->pinned && pinned && pb->pinned && pb->observer_pinned;
+	cal->ns.notify = median(notify, n);
+	cal->ns.wake_latency = median(lat, n);
+	cal->ns.park = m ? median(park, m) : 0;
+	say(c, "parker across CPUs: notify %.0f ns, wake latency %.0f ns (idle CPU; %.0f ns to a "
+	    "busy one), park %.0f ns%s%s", cal->ns.notify, cal->ns.wake_latency,
+	    median(busy, n), cal->ns.park,
+	    not_asleep ? "; the parker did not always show as asleep" : "",
+	    lost ? "; some parks went unobserved" : "");
+out:
+	free(pb);
+	free(notify);
+	free(lat);
+	free(park);
+	free(busy);
+	return rc;
+}
+
+/* ---- where and when ---- */
+
+static void describe_machine(struct calibration *cal)
+{
+	cal->when = (int64_t)time(NULL);
+	if (gethostname(cal->host, sizeof cal->host) != 0)
+		snprintf(cal->host, sizeof cal->host, "unknown");
+	cal->host[sizeof cal->host - 1] = '\0';
+	snprintf(cal->cpu, sizeof cal->cpu, "unknown");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (f) {
+		char line[512];
+		while (fgets(line, sizeof line, f)) {
+			const char *colon = strchr(line, ':');
+			if (strncmp(line, "model name", 10) != 0 || !colon)
+				continue;
+			colon++;
+			colon += strspn(colon, " \t");
+			snprintf(cal->cpu, sizeof cal->cpu, "%.*s", (int)strcspn(colon, "\n"), colon);
+			break;
+		}
+		fclose(f);
+	}
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cal->cpus = n > 0 ? (uint32_t)n : 1;
+}
+
+static uint64_t whole_ns(double ns)
+{
+	return ns >= 1 ? (uint64_t)llround(ns) : 1;	/* NaN too */
+}
+
+int calibrate_costs(struct calibration *cal, uint32_t reps, FILE *log)
+{
+	memset(cal, 0, sizeof *cal);
+	sim_costs_default(&cal->costs);
+	cal->reps = reps ? reps : 1;
+	describe_machine(cal);
+
+	struct cal c = { .reps = cal->reps, .log = log };
+	c.e = engine_threads_create(1);
+	c.s = calloc((size_t)cal->reps * EVENTS_PER_REP, sizeof *c.s);
+	if (!c.e || !c.s) {
+		if (c.e)
+			c.e->ops->destroy(c.e);
+		free(c.s);
+		return -ENOMEM;
+	}
+	/* Two-thread figures on CPUs 0 and 1 (where the c2c probe runs);
+	 * with one CPU the threads share it and the figures say little. */
+	int cpu_a = cal->cpus >= 2 ? 0 : -1, cpu_b = cal->cpus >= 2 ? 1 : -1;
+	cal->pinned = cpu_a >= 0;
+	if (cpu_a >= 0 && c2c_probe(cpu_a, cpu_b, 10000, &cal->c2c_ns) != 0)
+		cal->c2c_ns = 0;
+	say(&c, "%s, %u CPUs, %u repetitions; c2c round trip %.0f ns", cal->cpu, cal->cpus,
+	    cal->reps, cal->c2c_ns);
+
+	measure_overheads(&c);
+	int rc = bench_ring(&c, cal);
+	if (rc == 0) {
+		bench_lifo(&c, cal);
+		rc = bench_inject(&c, cal);
+	}
+	if (rc == 0)
+		rc = bench_tasks(&c, cal);
+	if (rc == 0)
+		rc = bench_steal(&c, cal, cpu_a, cpu_b);
+	if (rc == 0)
+		rc = bench_park(&c, cal, cpu_a, cpu_b);
+	if (rc == 0 && !cal->pinned)
+		say(&c, "two-thread figures ran unpinned: they are no core-to-core figures");
+	/* The regime can change while we measure (calibrate.h). */
+	if (rc == 0 && cpu_a >= 0 && c2c_probe(cpu_a, cpu_b, 10000, &cal->c2c_end_ns) != 0)
+		cal->c2c_end_ns = 0;
+	if (rc == 0 && cal->c2c_ns > 0 && cal->c2c_end_ns > 0) {
+		double hi = fmax(cal->c2c_ns, cal->c2c_end_ns), lo = fmin(cal->c2c_ns, cal->c2c_end_ns);
+		say(&c, "c2c round trip %.0f ns at the end%s", cal->c2c_end_ns,
+		    hi > 1.5 * lo ? ": the regime changed meanwhile, the two-thread figures may "
+				    "mix both" : "");
+	}
+	/* A figure below zero is noise around a cost too small to see. */
+#define X(name, def, help)                                                                   \
+	cal->ns.name = fmax(cal->ns.name, 0);                                                \
+	cal->costs.name = whole_ns(cal->ns.name);
+	SIM_COSTS(X)
+#undef X
+	c.e->ops->destroy(c.e);
+	free(c.s);
+	return rc;
+}
+
+void calibrate_print(const struct calibration *cal, FILE *f)
+{
+	fprintf(f, "%-14s %10s %7s %8s  %s\n", "cost", "measured", "file", "default", "meaning");
+#define X(name, def, help)                                                                   \
+	fprintf(f, "%-14s %10.1f %7llu %8llu  %s\n", #name, cal->ns.name,                   \
+		(unsigned long long)cal->costs.name, (unsigned long long)(def), help);
+	SIM_COSTS(X)
+#undef X
+	fprintf(f, "(ns; measured: median of %u repetitions; file: what the cost file holds, at "
+		   "least 1)\n", cal->reps);
+}
+
+int calibrate_file_open(struct calibrate_file *cf, const char *path, char *err, size_t len)
+{
+	cf->path = path;
+	cf->f = NULL;
+	int n = snprintf(cf->tmp, sizeof cf->tmp, "%s.%ld.tmp", path, (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof cf->tmp) {
+		snprintf(err, len, "cost file path too long: %.200s", path);
+		return -1;
+	}
+	cf->f = fopen(cf->tmp, "w");
+	if (!cf->f) {
+		snprintf(err, len, "cannot write %.900s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void calibrate_file_abort(struct calibrate_file *cf)
+{
+	if (!cf->f)
+		return;
+	fclose(cf->f);
+	cf->f = NULL;
+	unlink(cf->tmp);
+}
+
+int calibrate_file_commit(struct calibrate_file *cf, const struct calibration *cal, char *err,
+			  size_t len)
+{
+	FILE *f = cf->f;
+	char when[32];
+	time_t t = (time_t)cal->when;
+	struct tm tm;
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	else
+		snprintf(when, sizeof when, "unknown");
+
+	fprintf(f, "# Simulation costs in ns (name = ns), measured by harness --calibrate.\n"
+		   "# Load with: harness --engine=sim --costs %s\n"
+		   "# measured %s on host %s, cpu %s, %u online CPUs\n",
+		cf->path, when, cal->host, cal->cpu, cal->cpus);
+	if (cal->c2c_ns > 0)
+		fprintf(f, "# core-to-core round trip (CPU 0 <-> 1, median): %.1f ns before, "
+			   "%.1f ns after\n", cal->c2c_ns, cal->c2c_end_ns);
+	else
+		fprintf(f, "# core-to-core round trip: not measured\n");
+	fprintf(f, "# steals and wakes measured %s\n"
+		   "# each figure is the median of %u repetitions; after it: its meaning, the\n"
+		   "# default, and the measured value before rounding\n",
+		cal->pinned ? "between CPUs 0 and 1" : "unpinned", cal->reps);
+#define X(name, def, help)                                                                   \
+	fprintf(f, "%-13s = %-6llu # %s (default %llu, measured %.2f)\n", #name,             \
+		(unsigned long long)cal->costs.name, help, (unsigned long long)(def),        \
+		cal->ns.name);
+	SIM_COSTS(X)
+#undef X
+	/* On disk before the rename: a reader finds no file or a whole one. */
+	int rc = fflush(f) != 0 || ferror(f) ? EIO : 0;
+	if (rc == 0 && fsync(fileno(f)) != 0)
+		rc = errno;
+	if (fclose(f) != 0 && rc == 0)
+		rc = errno;
+	cf->f = NULL;
+	if (rc == 0 && rename(cf->tmp, cf->path) != 0)
+		rc = errno;
+	if (rc) {
+		unlink(cf->tmp);
+		snprintf(err, len, "cannot write %.900s: %s", cf->path, strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+int calibrate_write(const char *path, const struct calibration *cal, char *err, size_t len)
+{
+	struct calibrate_file cf;
+	if (calibrate_file_open(&cf, path, err, len))
+		return -1;
+	return calibrate_file_commit(&cf, cal, err, len);
+}

@@ -1,0 +1,74 @@
+/*
+ * calibrate.h - measure the simulation's cost table (costs.h) on this
+ * machine with the real mechanisms: the threads engine's clock, the real
+ * ring, global queue and task poll path of a hand-driven volt runtime, a
+ * futex parker with the threads engine's protocol, and steals between two
+ * threads on two CPUs. `harness --calibrate PATH` runs it and writes a cost
+ * file that `--engine=sim --costs PATH` loads.
+ *
+ * Harness-side code: it reads the clock, pins threads and blocks, which
+ * worker code never does. Every figure is the median of `reps`
+ * repetitions; none of them is exact, and the two-thread ones move with
+ * the machine's core-to-core regime (recorded with them).
+ */
+#ifndef HARNESS_CORE_CALIBRATE_H
+#define HARNESS_CORE_CALIBRATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "costs.h"
+
+/* Repetitions `harness --calibrate` takes (a few seconds in all). */
+#define CALIBRATE_REPS 31
+
+struct calibration {
+	struct sim_costs costs;		/* whole ns, each at least 1 */
+	struct {
+#define X(name, def, help) double name;
+		SIM_COSTS(X)
+#undef X
+	} ns;				/* the measured figures before rounding */
+	double steal_empty_ns;		/* a failed steal (victim empty), for the log */
+	double c2c_ns;			/* CPU 0 <-> 1 round trip before; 0: not measured */
+	double c2c_end_ns;		/* ... and after the measurements */
+	bool pinned;			/* two-thread figures ran on CPUs 0 and 1 */
+	uint32_t reps, cpus;
+	int64_t when;			/* Unix time of the measurement */
+	char host[64];
+	char cpu[128];
+};
+
+/*
+ * Measure every cost; progress to `log` (NULL: none). reps: repetitions
+ * per figure (median), at least 1; fewer is faster and noisier. Returns 0,
+ * or -errno if a runtime or a thread could not be created.
+ */
+int calibrate_costs(struct calibration *cal, uint32_t reps, FILE *log);
+
+/* The measured table beside the defaults, with each cost's meaning. */
+void calibrate_print(const struct calibration *cal, FILE *f);
+
+/*
+ * A cost file written atomically: open creates a temporary file next to
+ * `path` (so that an unwritable place is reported before any measuring),
+ * commit writes the header and one `name = ns` line per cost and renames
+ * it over `path`, abort removes it. 0, or -1 with one line in err.
+ */
+struct calibrate_file {
+	const char *path;
+	char tmp[4096 + 32];
+	FILE *f;
+};
+
+int calibrate_file_open(struct calibrate_file *cf, const char *path, char *err, size_t len);
+int calibrate_file_commit(struct calibrate_file *cf, const struct calibration *cal, char *err,
+			  size_t len);
+void calibrate_file_abort(struct calibrate_file *cf);
+
+/* open + commit. */
+int calibrate_write(const char *path, const struct calibration *cal, char *err, size_t len);
+
+#endif

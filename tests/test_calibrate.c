@@ -1,0 +1,166 @@
+/*
+ * test_calibrate.c - `harness --calibrate`'s measurements and cost file: a
+ * short calibration gives every cost a sane figure (positive, below 1 ms:
+ * nothing tighter, the figures are timings), the file it writes loads back
+ * with sim_costs_load to exactly the values measured and appears atomically,
+ * and a cost file naming an unknown cost is rejected with the valid names.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/calibrate.h"
+#include "core/costs.h"
+#include "test.h"
+
+static char dir[64];
+
+static void path_in_dir(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+/* Names of the files in dir, sorted out by the caller; returns the count. */
+static int files_in_dir(char names[][256], int max)
+{
+	DIR *d = opendir(dir);
+	ASSERT(d != NULL);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (n < max)
+			snprintf(names[n], 256, "%s", e->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static struct calibration cal;
+
+static void measures_every_cost(void)
+{
+	/* Three repetitions: quick, and enough for sanity bounds. */
+	ASSERT_EQ(calibrate_costs(&cal, 3, stderr), 0);
+	ASSERT_EQ(cal.reps, 3);
+	ASSERT(cal.cpus >= 1);
+	ASSERT(cal.host[0] != '\0');
+	ASSERT(cal.cpu[0] != '\0');
+	ASSERT(cal.when > 0);
+#define X(name, def, help)                                                            \
+	do {                                                                          \
+		if (!(isfinite(cal.ns.name) && cal.ns.name >= 0 && cal.ns.name < 1e6)) \
+			TEST_FAIL("cost %s measured %g ns", #name, cal.ns.name);      \
+		ASSERT(cal.costs.name >= 1);                                          \
+		ASSERT(cal.costs.name < 1000000);                                     \
+		/* The file holds the figure rounded (at least 1). */                 \
+		ASSERT(fabs((double)cal.costs.name - cal.ns.name) <= 1.0);            \
+	} while (0);
+	SIM_COSTS(X)
+#undef X
+	if (cal.cpus >= 2) {
+		/* CPUs 0 and 1 exist: the probe ran and the threads were pinned. */
+		ASSERT(cal.c2c_ns > 0 && cal.c2c_ns < 1e6);
+		ASSERT(cal.c2c_end_ns > 0 && cal.c2c_end_ns < 1e6);
+	}
+	calibrate_print(&cal, stderr);
+}
+
+static void file_loads_back(void)
+{
+	char path[128], names[4][256], err[1024];
+	path_in_dir(path, sizeof path, "costs");
+	ASSERT_EQ(calibrate_write(path, &cal, err, sizeof err), 0);
+	/* Renamed into place: no temporary file left beside it. */
+	ASSERT_EQ(files_in_dir(names, 4), 1);
+	ASSERT_STR_EQ(names[0], "costs");
+
+	/* Every cost is in the file: start from values the file must
+	 * overwrite, one by one. */
+	struct sim_costs got;
+#define X(name, def, help) got.name = UINT64_MAX;
+	SIM_COSTS(X)
+#undef X
+	if (sim_costs_load(&got, path, err, sizeof err) != 0)
+		TEST_FAIL("%s", err);
+#define X(name, def, help) ASSERT_U64_EQ(got.name, cal.costs.name);
+	SIM_COSTS(X)
+#undef X
+
+	/* The header says where and when: comments the loader skips. */
+	FILE *f = fopen(path, "r");
+	ASSERT(f != NULL);
+	char text[8192];
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	ASSERT(text[0] == '#');
+	ASSERT(strstr(text, cal.host) != NULL);
+	ASSERT(strstr(text, cal.cpu) != NULL);
+	if (cal.c2c_ns > 0)
+		ASSERT(strstr(text, "core-to-core round trip") != NULL);
+
+	/* Written again: replaced whole, still one file. */
+	struct calibration other = cal;
+	other.costs.poll = cal.costs.poll + 1;
+	ASSERT_EQ(calibrate_write(path, &other, err, sizeof err), 0);
+	ASSERT_EQ(files_in_dir(names, 4), 1);
+	sim_costs_default(&got);
+	ASSERT_EQ(sim_costs_load(&got, path, err, sizeof err), 0);
+	ASSERT_U64_EQ(got.poll, cal.costs.poll + 1);
+	unlink(path);
+}
+
+static void unwritable_place_and_abort(void)
+{
+	char path[128], names[4][256], err[1024] = "";
+	struct calibrate_file cf;
+	path_in_dir(path, sizeof path, "no-such-dir/costs");
+	ASSERT(calibrate_file_open(&cf, path, err, sizeof err) != 0);
+	ASSERT(strstr(err, "no-such-dir") != NULL);
+	ASSERT_EQ(files_in_dir(names, 4), 0);
+
+	/* Opened, then abandoned (a failed calibration): nothing remains. */
+	path_in_dir(path, sizeof path, "costs");
+	ASSERT_EQ(calibrate_file_open(&cf, path, err, sizeof err), 0);
+	ASSERT_EQ(files_in_dir(names, 4), 1);
+	calibrate_file_abort(&cf);
+	ASSERT_EQ(files_in_dir(names, 4), 0);
+}
+
+static void unknown_cost_rejected(void)
+{
+	char path[128], err[1024] = "";
+	path_in_dir(path, sizeof path, "bad");
+	FILE *f = fopen(path, "w");
+	ASSERT(f != NULL);
+	fputs("# a comment\npoll = 5\nsteal_atempt = 3   # misspelt\n", f);
+	fclose(f);
+	struct sim_costs c;
+	sim_costs_default(&c);
+	ASSERT(sim_costs_load(&c, path, err, sizeof err) != 0);
+	ASSERT(strstr(err, ":3:") != NULL);		/* the line */
+	ASSERT(strstr(err, "steal_atempt") != NULL);	/* the name */
+#define X(name, def, help)                                                    \
+	if (!strstr(err, #name))                                              \
+		TEST_FAIL("the message does not name cost %s: %s", #name, err);
+	SIM_COSTS(X)
+#undef X
+	unlink(path);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/test_calibrate.XXXXXX");
+	ASSERT(mkdtemp(dir) != NULL);
+	RUN(measures_every_cost);
+	RUN(file_loads_back);
+	RUN(unwritable_place_and_abort);
+	RUN(unknown_cost_rejected);
+	ASSERT_EQ(rmdir(dir), 0);
+	return 0;
+}
