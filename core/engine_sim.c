@@ -161,7 +161,7 @@ static uint64_t lock_cost(struct sim_engine *s, uint64_t clock, uint64_t n)
  * placing the hold after the compute would block every other worker for
  * the length of a task.
  */
-static void charge(struct sim_engine *s, uint32_t id, uint64_t start)
+static bool charge(struct sim_engine *s, uint32_t id, uint64_t start)
 {
 	struct worker_stats *now = &s->rt->workers[id].st, *was = &s->w[id].last;
 	const struct sim_costs *c = &s->costs;
@@ -173,6 +173,7 @@ static void charge(struct sim_engine *s, uint32_t id, uint64_t start)
 			D(steal_attempts) * c->steal_attempt + D(tasks_stolen) * c->steal_task +
 			D(notifies) * c->notify + D(parks) * c->park;
 	uint64_t locks = D(global_batches) + D(overflows);
+	bool progressed = D(completions) != 0;
 #undef D
 	struct sim_worker *sw = &s->w[id];
 	if (s->seed) {
@@ -185,6 +186,7 @@ static void charge(struct sim_engine *s, uint32_t id, uint64_t start)
 	if (locks)
 		sw->clock += lock_cost(s, start, locks);
 	*was = *now;
+	return progressed;
 }
 
 /* Does everybody sleep for good (no runnable worker, no timeout, no wake
@@ -232,7 +234,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	rt->start_ns = 0;
 	start(rt, arg);
 
-	uint64_t watchdog = rt->cfg.watchdog_ns, seen = 0, since = 0;
+	uint64_t watchdog = rt->cfg.watchdog_ns, since = 0;
 	int rc = 0;
 	for (;;) {
 		/*
@@ -270,7 +272,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 		uint64_t t_step = sw->clock, timeout = 0;
 		enum step st = worker_step_poll(w, &timeout);
 		s->steps++;
-		charge(s, ev.id, t_step);
+		bool progressed = charge(s, ev.id, t_step);
 		if (rt->cfg.explore && rt->policy->check_idle && !rt_finished(rt)) {
 			const char *why = rt->policy->check_idle(rt);
 			if (why) {
@@ -311,9 +313,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 			break;
 		}
 		if (watchdog) {
-			uint64_t p = rt_progress(rt);
-			if (p != seen) {
-				seen = p;
+			if (progressed) {
 				since = sw->clock;
 			} else if (sw->clock > since + watchdog && !rt_finished(rt)) {
 				rc = stall(s, rt);

@@ -215,8 +215,35 @@ static void remote_spawn_wakes_parked_worker(void)
 	e->ops->destroy(e);
 }
 
+/* Over a whole run every worker's adaptive interval stays in [8, 255]. */
+static void check_intervals(struct runtime *rt, void *arg)
+{
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		uint32_t iv = volt_worker_interval(&rt->workers[i]);
+		ASSERT(iv >= 8 && iv <= 255);
+	}
+	*(int *)arg = 1;
+}
+
+static void interval_stays_in_range(void)
+{
+	static const char *const params[] = { "n=25", NULL };
+	struct run_result r;
+	int checked = 0;
+	run_workload_inspect("volt", "fib", 2, NULL, params, 1, &r, check_intervals, &checked);
+	ASSERT_EQ(r.verify_rc, 0);
+	ASSERT_EQ(checked, 1);
+	/* Long tasks (100 us spins) drive it to the lower clamp. */
+	checked = 0;
+	static const char *const imb[] = { "t0_ms=5", "t1_ms=5", "t2_ms=5", "t3_ms=5", NULL };
+	run_workload_inspect("volt", "imbalanced", 2, NULL, imb, 1, &r, check_intervals, &checked);
+	ASSERT_EQ(r.verify_rc, 0);
+	ASSERT_EQ(checked, 1);
+}
+
 int main(void)
 {
+	RUN(interval_stays_in_range);
 	RUN(lifo_cap);
 	RUN(lifo_disabled);
 	RUN(ewma_interval_table);
