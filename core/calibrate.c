@@ -37,13 +37,14 @@
  *                           of its park to that thread getting the CPU
  *
  * Single-thread figures are per-operation means over long runs of the
- * operation, less the clock reads around them and the bare loop; each is
- * repeated `reps` times and the median taken. Two-thread figures are
- * medians over 20 * reps single events, each timed between fenced clock
- * reads. Every thread reads the threads engine's clock (the invariant TSC
- * where the kernel reports one), which is common to all cores. The c2c
- * probe runs before and after: the two-thread figures belong to the
- * regime it shows.
+ * operation, less the clock reads around them and the bare loop, repeated
+ * `reps` times (median). Two-thread figures are medians over 20 * reps
+ * single events, each timed between fenced clock reads. All of it is done
+ * in `passes` passes a third of a second apart, and each cost is the median
+ * over the passes (their range goes into the file). Every thread reads the
+ * threads engine's clock (the invariant TSC where the kernel reports one),
+ * which is common to all cores. The c2c probe runs before and after: the
+ * two-thread figures belong to the regime it shows.
  */
 #define _GNU_SOURCE
 #include "calibrate.h"
@@ -77,6 +78,8 @@
 #define LIFO_OPS 20000
 /* Two-thread events per repetition. */
 #define EVENTS_PER_REP 20
+/* Between two passes. */
+#define PASS_GAP_NS 300000000L
 /* How long the waker lets the parker sleep before unparking it: long
  * enough that its CPU has gone idle, as a parked worker's has. */
 #define PARK_SETTLE_NS 100000ull
@@ -92,6 +95,7 @@ struct cal {
 	double clock_ns;	/* one clock read */
 	double loop_ns;		/* one iteration of a bare loop */
 	double *s;		/* [reps * EVENTS_PER_REP] samples */
+	bool pinned;		/* every two-thread figure ran pinned */
 };
 
 static inline uint64_t now(const struct cal *c)
@@ -191,7 +195,7 @@ static double per_op(const struct cal *c, uint64_t ns, uint64_t ops, uint64_t re
 
 /* ---- local ring ---- */
 
-static int bench_ring(struct cal *c, struct calibration *cal)
+static int bench_ring(struct cal *c, struct calibrate_ns *ns)
 {
 	struct ring *r = aligned_alloc(CACHE_LINE, sizeof *r);
 	struct task *tasks = calloc(RING_CAP, sizeof *tasks);
@@ -219,9 +223,9 @@ static int bench_ring(struct cal *c, struct calibration *cal)
 		c->s[rep] = per_op(c, tpush, RING_ROUNDS * RING_CAP, RING_ROUNDS);
 		pop[rep] = per_op(c, tpop, RING_ROUNDS * RING_CAP, RING_ROUNDS);
 	}
-	cal->ns.local_push = median(c->s, c->reps);
-	cal->ns.local_pop = median(pop, c->reps);
-	say(c, "ring: push %.1f ns, pop %.1f ns", cal->ns.local_push, cal->ns.local_pop);
+	ns->local_push = median(c->s, c->reps);
+	ns->local_pop = median(pop, c->reps);
+	say(c, "ring: push %.1f ns, pop %.1f ns", ns->local_push, ns->local_pop);
 	free(r);
 	free(tasks);
 	free(pop);
@@ -258,7 +262,7 @@ static __attribute__((noinline)) struct task *slot_none(struct slot *s)
 	return s->lifo;
 }
 
-static void bench_lifo(struct cal *c, struct calibration *cal)
+static void bench_lifo(struct cal *c, struct calibrate_ns *ns)
 {
 	struct slot s = { .cap = UINT32_MAX };
 	struct task t;
@@ -279,13 +283,13 @@ static void bench_lifo(struct cal *c, struct calibration *cal)
 		uint64_t t2 = now(c);
 		c->s[rep] = ((double)(t1 - t0) - (double)(t2 - t1)) / LIFO_OPS;
 	}
-	cal->ns.lifo = median(c->s, c->reps);
-	say(c, "LIFO slot take %.2f ns", cal->ns.lifo);
+	ns->lifo = median(c->s, c->reps);
+	say(c, "LIFO slot take %.2f ns", ns->lifo);
 }
 
 /* ---- global queue ---- */
 
-static int bench_inject(struct cal *c, struct calibration *cal)
+static int bench_inject(struct cal *c, struct calibrate_ns *ns)
 {
 	enum { BIG = 64 };
 	struct inject *q = aligned_alloc(CACHE_LINE, sizeof *q);
@@ -314,10 +318,10 @@ static int bench_inject(struct cal *c, struct calibration *cal)
 		pair[k] = median(c->s, c->reps);
 	}
 	/* A pair of n costs 2 locks + 2n task moves. */
-	cal->ns.global_task = (pair[1] - pair[0]) / (2.0 * (BIG - 1));
-	cal->ns.global_lock = (pair[0] - 2 * cal->ns.global_task) / 2;
+	ns->global_task = (pair[1] - pair[0]) / (2.0 * (BIG - 1));
+	ns->global_lock = (pair[0] - 2 * ns->global_task) / 2;
 	say(c, "global queue: push+pop of 1 %.1f ns, of %d %.1f ns -> lock %.1f ns, task %.2f ns",
-	    pair[0], BIG, pair[1], cal->ns.global_lock, cal->ns.global_task);
+	    pair[0], BIG, pair[1], ns->global_lock, ns->global_task);
 	inject_destroy(q);
 	free(q);
 	free(tasks);
@@ -356,7 +360,7 @@ static int hand_runtime(struct cal *c, struct runtime **rt)
 	return rc;
 }
 
-static int bench_tasks(struct cal *c, struct calibration *cal)
+static int bench_tasks(struct cal *c, struct calibrate_ns *ns)
 {
 	enum { N = 128 };
 	struct runtime *rt;
@@ -407,14 +411,14 @@ static int bench_tasks(struct cal *c, struct calibration *cal)
 					a.runnext_polls);
 		double pops = (double)(b->local_pops - a.local_pops);
 		c->s[rep] = per_op(c, tspawn, TASK_ROUNDS * N, TASK_ROUNDS) -
-			    pushes * cal->ns.local_push / (TASK_ROUNDS * N);
+			    pushes * ns->local_push / (TASK_ROUNDS * N);
 		poll[rep] = per_op(c, tpoll, TASK_ROUNDS * N, TASK_ROUNDS) -
-			    (takes * cal->ns.lifo + pops * cal->ns.local_pop) / (TASK_ROUNDS * N);
+			    (takes * ns->lifo + pops * ns->local_pop) / (TASK_ROUNDS * N);
 	}
-	cal->ns.spawn = median(c->s, c->reps);
-	cal->ns.poll = median(poll, c->reps);
+	ns->spawn = median(c->s, c->reps);
+	ns->poll = median(poll, c->reps);
 	say(c, "volt, 1 worker: spawn %.1f ns, poll %.1f ns (less pushes, pops and LIFO takes)",
-	    cal->ns.spawn, cal->ns.poll);
+	    ns->spawn, ns->poll);
 
 	/* The idle tick: every queue is empty now. */
 	for (uint32_t rep = 0; rep < c->reps; rep++) {
@@ -432,8 +436,8 @@ static int bench_tasks(struct cal *c, struct calibration *cal)
 		}
 		c->s[rep] = per_op(c, now(c) - t0, IDLE_TICKS, 1);
 	}
-	cal->ns.idle_step = median(c->s, c->reps);
-	say(c, "volt, 1 worker: a tick that finds nothing %.1f ns", cal->ns.idle_step);
+	ns->idle_step = median(c->s, c->reps);
+	say(c, "volt, 1 worker: a tick that finds nothing %.1f ns", ns->idle_step);
 	free(blk);
 	free(poll);
 	rt_destroy(rt);
@@ -486,7 +490,7 @@ static void *thief_main(void *arg)
 	return NULL;
 }
 
-static int bench_steal(struct cal *c, struct calibration *cal, int cpu_owner, int cpu_thief)
+static int bench_steal(struct cal *c, struct calibrate_ns *ns, int cpu_owner, int cpu_thief)
 {
 	uint32_t per_kind = c->reps * EVENTS_PER_REP;
 	struct steal_bench sb = { .c = c, .rounds = per_kind * STEAL_KINDS, .cpu = cpu_thief };
@@ -534,7 +538,7 @@ static int bench_steal(struct cal *c, struct calibration *cal, int cpu_owner, in
 	}
 	pthread_join(th, NULL);
 	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
-	cal->pinned = pinned && sb.pinned;
+	c->pinned = c->pinned && pinned && sb.pinned;
 
 	double med[STEAL_KINDS];
 	for (int k = 0; k < STEAL_KINDS; k++) {
@@ -550,12 +554,11 @@ static int bench_steal(struct cal *c, struct calibration *cal, int cpu_owner, in
 		med[k] = median(c->s, m);
 	}
 	uint32_t big = ring_steal_amount(steal_victim_len[2], RING_STEAL_MAX);
-	cal->steal_empty_ns = med[0];
-	cal->ns.steal_task = (med[2] - med[1]) / (big - 1);
-	cal->ns.steal_attempt = med[1] - cal->ns.steal_task;
+	ns->steal_task = (med[2] - med[1]) / (big - 1);
+	ns->steal_attempt = med[1] - ns->steal_task;
 	say(c, "steal across CPUs: empty %.0f ns, 1 task %.0f ns, %u tasks %.0f ns -> attempt "
-	    "%.1f ns, task %.2f ns", med[0], med[1], big, med[2], cal->ns.steal_attempt,
-	    cal->ns.steal_task);
+	    "%.1f ns, task %.2f ns", med[0], med[1], big, med[2], ns->steal_attempt,
+	    ns->steal_task);
 out:
 	free(sb.src);
 	free(sb.dst);
@@ -685,7 +688,7 @@ static void wait_parked(struct park_bench *pb)
 		relax(&spins);
 }
 
-static int bench_park(struct cal *c, struct calibration *cal, int cpu_waker, int cpu_parker)
+static int bench_park(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int cpu_parker)
 {
 	uint32_t n = c->reps * EVENTS_PER_REP;
 	struct park_bench *pb = aligned_alloc(CACHE_LINE, sizeof *pb);
@@ -780,13 +783,13 @@ static int bench_park(struct cal *c, struct calibration *cal, int cpu_waker, int
 	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
 	if (rc)
 		goto out;
-	cal->pinned = cal->pinned && pinned && pb->pinned && pb->observer_pinned;
-	cal->ns.notify = median(notify, n);
-	cal->ns.wake_latency = median(lat, n);
-	cal->ns.park = m ? median(park, m) : 0;
+	c->pinned = c->pinned && pinned && pb->pinned && pb->observer_pinned;
+	ns->notify = median(notify, n);
+	ns->wake_latency = median(lat, n);
+	ns->park = m ? median(park, m) : 0;
 	say(c, "parker across CPUs: notify %.0f ns, wake latency %.0f ns (idle CPU; %.0f ns to a "
-	    "busy one), park %.0f ns%s%s", cal->ns.notify, cal->ns.wake_latency,
-	    median(busy, n), cal->ns.park,
+	    "busy one), park %.0f ns%s%s", ns->notify, ns->wake_latency,
+	    median(busy, n), ns->park,
 	    not_asleep ? "; the parker did not always show as asleep" : "",
 	    lost ? "; some parks went unobserved" : "");
 out:
@@ -830,43 +833,66 @@ static uint64_t whole_ns(double ns)
 	return ns >= 1 ? (uint64_t)llround(ns) : 1;	/* NaN too */
 }
 
-int calibrate_costs(struct calibration *cal, uint32_t reps, FILE *log)
+/* One pass: every figure once (each the median of c->reps repetitions). */
+static int one_pass(struct cal *c, struct calibrate_ns *ns, int cpu_a, int cpu_b)
+{
+	measure_overheads(c);
+	int rc = bench_ring(c, ns);
+	if (rc == 0) {
+		bench_lifo(c, ns);
+		rc = bench_inject(c, ns);
+	}
+	if (rc == 0)
+		rc = bench_tasks(c, ns);
+	if (rc == 0)
+		rc = bench_steal(c, ns, cpu_a, cpu_b);
+	if (rc == 0)
+		rc = bench_park(c, ns, cpu_a, cpu_b);
+	return rc;
+}
+
+int calibrate_costs(struct calibration *cal, uint32_t passes, uint32_t reps, FILE *log)
 {
 	memset(cal, 0, sizeof *cal);
 	sim_costs_default(&cal->costs);
+	cal->passes = passes ? passes : 1;
 	cal->reps = reps ? reps : 1;
 	describe_machine(cal);
 
 	struct cal c = { .reps = cal->reps, .log = log };
+	struct calibrate_ns *pass = calloc(cal->passes, sizeof *pass);
+	double *v = calloc(cal->passes, sizeof *v);
 	c.e = engine_threads_create(1);
 	c.s = calloc((size_t)cal->reps * EVENTS_PER_REP, sizeof *c.s);
-	if (!c.e || !c.s) {
+	if (!pass || !v || !c.e || !c.s) {
 		if (c.e)
 			c.e->ops->destroy(c.e);
 		free(c.s);
+		free(pass);
+		free(v);
 		return -ENOMEM;
 	}
 	/* Two-thread figures on CPUs 0 and 1 (where the c2c probe runs);
 	 * with one CPU the threads share it and the figures say little. */
 	int cpu_a = cal->cpus >= 2 ? 0 : -1, cpu_b = cal->cpus >= 2 ? 1 : -1;
-	cal->pinned = cpu_a >= 0;
+	c.pinned = cpu_a >= 0;
 	if (cpu_a >= 0 && c2c_probe(cpu_a, cpu_b, 10000, &cal->c2c_ns) != 0)
 		cal->c2c_ns = 0;
-	say(&c, "%s, %u CPUs, %u repetitions; c2c round trip %.0f ns", cal->cpu, cal->cpus,
-	    cal->reps, cal->c2c_ns);
+	say(&c, "%s, %u CPUs, %u passes of %u repetitions; c2c round trip %.0f ns", cal->cpu,
+	    cal->cpus, cal->passes, cal->reps, cal->c2c_ns);
 
-	measure_overheads(&c);
-	int rc = bench_ring(&c, cal);
-	if (rc == 0) {
-		bench_lifo(&c, cal);
-		rc = bench_inject(&c, cal);
+	/* Passes spread over a few seconds: a machine whose speed drifts
+	 * (a virtual one, say) is sampled in more than one of its states. */
+	int rc = 0;
+	for (uint32_t i = 0; i < cal->passes && rc == 0; i++) {
+		if (i) {
+			struct timespec pause = { 0, PASS_GAP_NS };
+			nanosleep(&pause, NULL);
+		}
+		say(&c, "pass %u/%u", i + 1, cal->passes);
+		rc = one_pass(&c, &pass[i], cpu_a, cpu_b);
 	}
-	if (rc == 0)
-		rc = bench_tasks(&c, cal);
-	if (rc == 0)
-		rc = bench_steal(&c, cal, cpu_a, cpu_b);
-	if (rc == 0)
-		rc = bench_park(&c, cal, cpu_a, cpu_b);
+	cal->pinned = c.pinned;
 	if (rc == 0 && !cal->pinned)
 		say(&c, "two-thread figures ran unpinned: they are no core-to-core figures");
 	/* The regime can change while we measure (calibrate.h). */
@@ -878,27 +904,42 @@ int calibrate_costs(struct calibration *cal, uint32_t reps, FILE *log)
 		    hi > 1.5 * lo ? ": the regime changed meanwhile, the two-thread figures may "
 				    "mix both" : "");
 	}
-	/* A figure below zero is noise around a cost too small to see. */
+	/* The median over passes, and their range. A figure below zero is
+	 * noise around a cost too small to see. */
+	if (rc == 0) {
 #define X(name, def, help)                                                                   \
-	cal->ns.name = fmax(cal->ns.name, 0);                                                \
-	cal->costs.name = whole_ns(cal->ns.name);
-	SIM_COSTS(X)
+		for (uint32_t i = 0; i < cal->passes; i++)                                   \
+			v[i] = fmax(pass[i].name, 0);                                        \
+		cal->ns.name = median(v, cal->passes);                                       \
+		cal->lo.name = v[0];                                                         \
+		cal->hi.name = v[cal->passes - 1];                                           \
+		cal->costs.name = whole_ns(cal->ns.name);
+		SIM_COSTS(X)
 #undef X
+	}
 	c.e->ops->destroy(c.e);
 	free(c.s);
+	free(pass);
+	free(v);
 	return rc;
 }
 
 void calibrate_print(const struct calibration *cal, FILE *f)
 {
-	fprintf(f, "%-14s %10s %7s %8s  %s\n", "cost", "measured", "file", "default", "meaning");
+	fprintf(f, "%-14s %10s %21s %7s %8s  %s\n", "cost", "measured", "range over passes",
+		"file", "default", "meaning");
 #define X(name, def, help)                                                                   \
-	fprintf(f, "%-14s %10.1f %7llu %8llu  %s\n", #name, cal->ns.name,                   \
-		(unsigned long long)cal->costs.name, (unsigned long long)(def), help);
+	do {                                                                                 \
+		char range[32];                                                              \
+		snprintf(range, sizeof range, "%.1f..%.1f", cal->lo.name, cal->hi.name);     \
+		fprintf(f, "%-14s %10.1f %21s %7llu %8llu  %s\n", #name, cal->ns.name,      \
+			range, (unsigned long long)cal->costs.name, (unsigned long long)(def), \
+			help);                                                               \
+	} while (0);
 	SIM_COSTS(X)
 #undef X
-	fprintf(f, "(ns; measured: median of %u repetitions; file: what the cost file holds, at "
-		   "least 1)\n", cal->reps);
+	fprintf(f, "(ns; measured: median over %u passes, each the median of %u repetitions; "
+		   "file: what the cost file holds, at least 1)\n", cal->passes, cal->reps);
 }
 
 int calibrate_file_open(struct calibrate_file *cf, const char *path, char *err, size_t len)
@@ -949,13 +990,13 @@ int calibrate_file_commit(struct calibrate_file *cf, const struct calibration *c
 	else
 		fprintf(f, "# core-to-core round trip: not measured\n");
 	fprintf(f, "# steals and wakes measured %s\n"
-		   "# each figure is the median of %u repetitions; after it: its meaning, the\n"
-		   "# default, and the measured value before rounding\n",
-		cal->pinned ? "between CPUs 0 and 1" : "unpinned", cal->reps);
+		   "# each figure is the median over %u passes, each the median of %u repetitions;\n"
+		   "# after it: its meaning, the default, the measured figure and its range\n",
+		cal->pinned ? "between CPUs 0 and 1" : "unpinned", cal->passes, cal->reps);
 #define X(name, def, help)                                                                   \
-	fprintf(f, "%-13s = %-6llu # %s (default %llu, measured %.2f)\n", #name,             \
+	fprintf(f, "%-13s = %-6llu # %s (default %llu; measured %.2f, %.2f..%.2f)\n", #name, \
 		(unsigned long long)cal->costs.name, help, (unsigned long long)(def),        \
-		cal->ns.name);
+		cal->ns.name, cal->lo.name, cal->hi.name);
 	SIM_COSTS(X)
 #undef X
 	/* On disk before the rename: a reader finds no file or a whole one. */

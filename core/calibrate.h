@@ -21,32 +21,39 @@
 
 #include "costs.h"
 
-/* Repetitions `harness --calibrate` takes (a few seconds in all). */
-#define CALIBRATE_REPS 31
+/* What `harness --calibrate` takes: a few seconds in all. */
+#define CALIBRATE_PASSES 5
+#define CALIBRATE_REPS 15
+
+/* One figure per cost, in ns. */
+struct calibrate_ns {
+#define X(name, def, help) double name;
+	SIM_COSTS(X)
+#undef X
+};
 
 struct calibration {
 	struct sim_costs costs;		/* whole ns, each at least 1 */
-	struct {
-#define X(name, def, help) double name;
-		SIM_COSTS(X)
-#undef X
-	} ns;				/* the measured figures before rounding */
-	double steal_empty_ns;		/* a failed steal (victim empty), for the log */
+	struct calibrate_ns ns;		/* the measured figures before rounding */
+	struct calibrate_ns lo, hi;	/* their range over the passes */
 	double c2c_ns;			/* CPU 0 <-> 1 round trip before; 0: not measured */
 	double c2c_end_ns;		/* ... and after the measurements */
 	bool pinned;			/* two-thread figures ran on CPUs 0 and 1 */
-	uint32_t reps, cpus;
+	uint32_t passes, reps, cpus;
 	int64_t when;			/* Unix time of the measurement */
 	char host[64];
 	char cpu[128];
 };
 
 /*
- * Measure every cost; progress to `log` (NULL: none). reps: repetitions
- * per figure (median), at least 1; fewer is faster and noisier. Returns 0,
- * or -errno if a runtime or a thread could not be created.
+ * Measure every cost; progress to `log` (NULL: none). Every figure is
+ * measured in each of `passes` passes, a third of a second apart, each
+ * taking the median of `reps` repetitions (single-thread loops) or of 20 *
+ * reps events (two threads); the result is the median over the passes.
+ * Fewer is faster and noisier; at least 1 of each. Returns 0, or -errno if
+ * a runtime or a thread could not be created.
  */
-int calibrate_costs(struct calibration *cal, uint32_t reps, FILE *log);
+int calibrate_costs(struct calibration *cal, uint32_t passes, uint32_t reps, FILE *log);
 
 /* The measured table beside the defaults, with each cost's meaning. */
 void calibrate_print(const struct calibration *cal, FILE *f);

@@ -288,7 +288,7 @@ static int run_calibrate(const char *path)
 		print_error(err);
 		return EXIT_BAD_INPUT;
 	}
-	int rc = calibrate_costs(&cal, CALIBRATE_REPS, stderr);
+	int rc = calibrate_costs(&cal, CALIBRATE_PASSES, CALIBRATE_REPS, stderr);
 	if (rc) {
 		calibrate_file_abort(&cf);
 		snprintf(err, sizeof err, "calibration failed: %s", strerror(-rc));

@@ -44,9 +44,11 @@ static struct calibration cal;
 
 static void measures_every_cost(void)
 {
-	/* Three repetitions: quick, and enough for sanity bounds. */
-	ASSERT_EQ(calibrate_costs(&cal, 3, stderr), 0);
+	/* Two passes of three repetitions: quick, and enough for sanity
+	 * bounds. */
+	ASSERT_EQ(calibrate_costs(&cal, 2, 3, stderr), 0);
 	ASSERT_EQ(cal.reps, 3);
+	ASSERT_EQ(cal.passes, 2);
 	ASSERT(cal.cpus >= 1);
 	ASSERT(cal.host[0] != '\0');
 	ASSERT(cal.cpu[0] != '\0');
@@ -55,6 +57,7 @@ static void measures_every_cost(void)
 	do {                                                                          \
 		if (!(isfinite(cal.ns.name) && cal.ns.name >= 0 && cal.ns.name < 1e6)) \
 			TEST_FAIL("cost %s measured %g ns", #name, cal.ns.name);      \
+		ASSERT(cal.lo.name <= cal.ns.name && cal.ns.name <= cal.hi.name);     \
 		ASSERT(cal.costs.name >= 1);                                          \
 		ASSERT(cal.costs.name < 1000000);                                     \
 		/* The file holds the figure rounded (at least 1). */                 \
