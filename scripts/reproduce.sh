@@ -1,0 +1,388 @@
+#!/usr/bin/env bash
+# reproduce.sh - the reference results, from a clean clone, into results/reference/:
+#
+#   1-imbalanced/    the static-partition example of seeds/002: utilization of static partition
+#                    against work stealing, threads engine at 2 workers and sim engine at 4
+#   2-zygos/         p99 / S against load on 16 simulated workers, exponential and bimodal-1
+#                    service, with the M/M/1 and M/M/16 curves (the ZygOS figure)
+#   3-tokio-shapes/  Tokio's scheduler benchmarks (spawn-many local and remote, chained-spawn,
+#                    yield-many, ping-pong) for every policy, threads engine, 2 workers
+#
+# Each directory holds its grid (grid.json), the raw results and harness logs (raw*/, written
+# by scripts/sweep.py), the tables (*.md, *.tex), the figures (*.png) and commands.sh: every
+# command that made them, in order, runnable from the repository root. README.md sums up.
+#
+#   scripts/reproduce.sh [--build DIR] [--no-setup] [--resume] [-j N]
+#
+#   --build DIR   build directory (default build); scripts/setup.sh builds it first
+#   --no-setup    use DIR/harness as it is
+#   --resume      keep the results already in results/reference/ and run only the missing
+#                 ones (default: start from scratch)
+#   -j N          simulated runs at once (default: online CPUs); threads-engine runs always
+#                 run one at a time
+#
+#   scripts/reproduce.sh --table KIND DIR...   print one of the tables below (Markdown) from
+#                                              result directories: imbalanced, p99-load, ops
+#
+# About 5 minutes on a 2-core machine, most of it the threads-engine runs of part 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PY=/usr/bin/python3
+
+# ---------------------------------------------------------------------------------------------
+# Tables the generic scripts do not make, from harnesslib (scripts/harnesslib.py).
+
+table() {
+	"$PY" - "$@" <<'EOF'
+import os, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.getcwd(), "scripts"))
+import harnesslib as hl
+
+kind, dirs = sys.argv[1], sys.argv[2:]
+results = hl.load_all(dirs)
+if not results:
+    sys.exit("reproduce: no results in %s" % " ".join(dirs))
+groups = hl.group_by_config(results)
+# Rows: the policies in the order --policy=all lists them, then the rest.
+ORDER = ["volt", "tokio", "fixed-interval-61", "go", "central-queue", "static-partition",
+         "locality", "steal-one", "rayon"]
+rank = lambda p: (ORDER.index(p) if p in ORDER else len(ORDER), p)
+
+
+def sig(v, n=3):
+    if v is None:
+        return ""
+    if v == 0:
+        return "0"
+    import math
+    d = max(0, n - 1 - int(math.floor(math.log10(abs(v)))))
+    return "%.*f" % (d, v)
+
+
+def ci_text(lo_hi, scale=1.0, n=3):
+    if not lo_hi:
+        return ""
+    return " [%s, %s]" % (sig(lo_hi[0] * scale, n), sig(lo_hi[1] * scale, n))
+
+
+if kind == "imbalanced":
+    # Per policy and engine: makespan against the ideal, utilization in total and per worker.
+    print("| policy | engine | workers | work per worker (ms) | makespan ms [95% CI] | ideal ms "
+          "| makespan / ideal | utilization | per-worker utilization | steals per trial |")
+    print("|---|---|---:|---|---:|---:|---:|---:|---|---:|")
+    for g in sorted(groups, key=lambda g: (g.engine != "threads", g.workers, rank(g.policy))):
+        p = g.params
+        parts = [float(p["t%d_ms" % i]) for i in range(4)]
+        load = [0.0] * g.workers
+        for i, t in enumerate(parts):
+            load[i % g.workers] += t      # partition i is placed on worker i mod workers
+        ideal = sum(parts) / g.workers
+        ms = g.median("makespan_ns") / 1e6
+        ci = g.ci95("makespan_ns")
+        util = g.median("utilization_total")
+        per = " ".join("%.0f%%" % (100 * u) for u in g.utilization_per_worker())
+        steals = g.counter("steals") / max(1, len(g.trials))
+        print("| %s | %s | %d | %s | %s%s | %s | %.2f | %.1f%% | %s | %s |" % (
+            g.policy, g.engine, g.workers, " / ".join("%g" % x for x in load), sig(ms, 4),
+            ci_text(ci and ci[:2], 1e-6, 4), sig(ideal, 4), ms / ideal, 100 * util, per,
+            sig(steals)))
+elif kind == "p99-load":
+    # p99 / S at the loads of REFERENCE.md section 6, next to the M/M/k and k x M/M/1 theory.
+    loads = sorted(set(float(g.params["load"]) for g in groups))
+    show = [x for x in (0.5, 0.7, 0.8, 0.9, 0.95) if x in loads] or loads
+    ks = sorted(set(g.workers for g in groups))
+    dists = sorted(set(int(g.params.get("dist", 1)) for g in groups))
+    cells = {}
+    for g in groups:
+        cells[(g.policy, float(g.params["load"]))] = g.percentile(0.99) / g.mean_service_ns()
+    print("| p99 / S | " + " | ".join("load %g" % x for x in show) + " |")
+    print("|---|" + "---:|" * len(show))
+    for pol in sorted(set(g.policy for g in groups), key=rank):
+        print("| %s | %s |" % (pol, " | ".join(sig(cells.get((pol, x))) for x in show)))
+    note = "" if dists == [1] else " (exponential service; these results are not)"
+    for k in ks:
+        print("| *M/M/%d theory%s* | %s |" % (k, note, " | ".join(
+            sig(hl.mmk_p99(x, k)) for x in show)))
+        print("| *%d x M/M/1 theory%s* | %s |" % (k, note, " | ".join(
+            sig(hl.mm1_p99(x)) for x in show)))
+elif kind == "ops":
+    # Tokio-style: wall time per operation, median over trials with the 95% interval.
+    OPS = {"spawn-many": ("leaves", "ns per spawned task"),
+           "chained-spawn": ("links", "ns per link"),
+           "yield-many": ("yields", "ns per yield"),
+           "ping-pong": ("messages", "ns per message")}
+    cols = []
+    for g in groups:
+        c = (g.workload, int(g.params.get("from", 0)) if g.workload == "spawn-many" else None)
+        if c not in cols:
+            cols.append(c)
+    order = ["spawn-many", "chained-spawn", "yield-many", "ping-pong"]
+    cols.sort(key=lambda c: (order.index(c[0]) if c[0] in order else 9, c[1] or 0))
+
+    def head(c):
+        if c[0] == "spawn-many":
+            return "spawn-many %s" % ("local (from=0)" if c[1] == 0 else "remote (from=1)")
+        return c[0]
+    print("| policy | " + " | ".join(head(c) for c in cols) + " |")
+    print("|---|" + "---:|" * len(cols))
+    print("| *operation* | " + " | ".join(OPS.get(c[0], ("", "ns per task"))[1]
+                                        for c in cols) + " |")
+    for pol in sorted(set(g.policy for g in groups), key=rank):
+        row = []
+        for c in cols:
+            gs = [g for g in groups if g.policy == pol and g.workload == c[0] and
+                  (c[1] is None or int(g.params.get("from", 0)) == c[1])]
+            if not gs:
+                row.append("")
+                continue
+            g = gs[0]
+            metric = OPS.get(g.workload, (None,))[0]
+            per = []
+            for t in g.trials:
+                ops = (t.get("metrics") or {}).get(metric) or t.get("tasks")
+                per.append(t["makespan_ns"] / ops)
+            m = hl.median(per)
+            row.append("%s%s" % (sig(m), ci_text(hl.median_ci95(per))))
+        print("| %s | %s |" % (pol, " | ".join(row)))
+else:
+    sys.exit("reproduce: unknown table '%s' (imbalanced, p99-load, ops)" % kind)
+EOF
+}
+
+if [ "${1:-}" = "--table" ]; then
+	shift
+	table "$@"
+	exit
+fi
+
+build=build setup=1 resume=0 jobs=$(nproc)
+while (($#)); do
+	case $1 in
+	--build) build=$2; shift 2 ;;
+	--no-setup) setup=0; shift ;;
+	--resume) resume=1; shift ;;
+	-j) jobs=$2; shift 2 ;;
+	*) echo "reproduce: unknown argument $1 (see the head of $0)" >&2; exit 2 ;;
+	esac
+done
+
+t_start=$(date +%s)
+if ((setup)); then
+	scripts/setup.sh "$build"
+fi
+H=$build/harness
+[ -x "$H" ] || { echo "reproduce: $H is not built (drop --no-setup)" >&2; exit 1; }
+REF=results/reference
+parts=(1-imbalanced 2-zygos 3-tokio-shapes)
+if ((!resume)); then
+	for p in "${parts[@]}"; do rm -rf "${REF:?}/$p"; done
+	rm -f "$REF/README.md"
+fi
+mkdir -p "$REF"
+
+quote() {
+	local out=() a
+	for a in "$@"; do out+=("$(printf '%q' "$a")"); done
+	printf '%s' "${out[*]}"
+}
+
+# begin DIR TITLE: start DIR/commands.sh.
+begin() {
+	mkdir -p "$1"
+	cat >"$1/commands.sh" <<EOF
+#!/bin/sh
+# $2
+# The commands that made the files in this directory, in order, run from the repository root
+# by scripts/reproduce.sh. Each raw*/commands.sh lists the harness command line of every run
+# of that sweep; each result file holds its own in provenance.command_line.
+set -e
+EOF
+	echo "reproduce: $2" >&2
+}
+
+# run DIR CMD...: record CMD in DIR/commands.sh and run it.
+run() {
+	local dir=$1
+	shift
+	quote "$@" >>"$dir/commands.sh"
+	echo >>"$dir/commands.sh"
+	"$@"
+}
+
+# run_to DIR OUT CMD...: the same, with stdout to OUT.
+run_to() {
+	local dir=$1 out=$2
+	shift 2
+	printf '%s > %s\n' "$(quote "$@")" "$(printf '%q' "$out")" >>"$dir/commands.sh"
+	"$@" >"$out"
+}
+
+SWEEP=(scripts/sweep.py run)
+
+# ---------------------------------------------------------------------------------------------
+# 1. The imbalanced static partition (seeds/002): 100, 100, 200, 350 ms on 4 partitions.
+D=$REF/1-imbalanced
+begin "$D" "1. seeds/002: static partition against work stealing (utilization)"
+cat >"$D/grid.json" <<'EOF'
+{
+  "name": "imbalanced",
+  "comment": "seeds/002: partitions of 100, 100, 200, 350 ms; partition p starts on worker p mod workers. Every policy of --policy=all, interleaved in one process per engine.",
+  "policies": "all",
+  "interleave": true,
+  "workloads": "imbalanced",
+  "grids": [
+    {"engines": "threads", "workers": 2, "trials": 7, "options": {"warmup": 1}},
+    {"engines": "sim", "workers": 4, "trials": 5, "options": {"warmup": 1}}
+  ]
+}
+EOF
+run "$D" "${SWEEP[@]}" "$D/grid.json" --out "$D/raw" --harness "$H"
+run_to "$D" "$D/utilization.md" "$PY" scripts/tables.py --metric utilization "$D/raw"
+run_to "$D" "$D/utilization.tex" "$PY" scripts/tables.py --format latex --metric utilization "$D/raw"
+run_to "$D" "$D/makespan.md" scripts/reproduce.sh --table imbalanced "$D/raw"
+run "$D" "$PY" scripts/plot.py utilization -o "$D/utilization-threads-2w.png" \
+	--title "seeds/002 on the threads engine, 2 workers (worker 0: 300 ms, worker 1: 450 ms of partitions)" \
+	"$D"/raw/*-threads-*.json
+run "$D" "$PY" scripts/plot.py utilization -o "$D/utilization-sim-4w.png" \
+	--title "seeds/002 on the sim engine, 4 workers (100, 100, 200, 350 ms of partitions)" \
+	"$D"/raw/*-sim-*.json
+
+# ---------------------------------------------------------------------------------------------
+# 2. ZygOS: p99 / S against load, 16 simulated workers, S = 1 ms, 150,000 requests per point
+# (one long trial per point; plot.py draws per-trial bars only for several trials).
+D=$REF/2-zygos
+begin "$D" "2. ZygOS-style p99 / S against load, 16 simulated workers"
+for dist in 1 2; do
+	name=$([ "$dist" = 1 ] && echo exponential || echo bimodal1)
+	cat >"$D/grid-$name.json" <<EOF
+{
+  "name": "zygos-$name",
+  "comment": "Open-loop Poisson arrivals, S = 1 ms, service dist=$dist (1 exponential, 2 bimodal-1: 90% 0.5 S, 10% 5.5 S); static-partition routes at random (k x M/M/1), central-queue is M/M/k.",
+  "policies": ["static-partition", "central-queue", "volt", "tokio", "fixed-interval-61", "go", "rayon", "steal-one", "locality"],
+  "workloads": "open-loop",
+  "engines": "sim",
+  "workers": 16,
+  "set": {"routing": 1},
+  "params": {"load": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95], "dist": $dist, "service_us": 1000, "requests": 150000},
+  "trials": 1,
+  "options": {"warmup": 0}
+}
+EOF
+	run "$D" "${SWEEP[@]}" "$D/grid-$name.json" --out "$D/raw-$name" --harness "$H" -j "$jobs"
+	run "$D" "$PY" scripts/plot.py p99-vs-load --theory -o "$D/p99-vs-load-$name.png" \
+		--title "p99 / S against load, 16 sim workers, $name service (S = 1 ms)" "$D/raw-$name"
+	run_to "$D" "$D/p99-$name.md" scripts/reproduce.sh --table p99-load "$D/raw-$name"
+done
+
+# ---------------------------------------------------------------------------------------------
+# 3. Tokio's scheduler benchmarks, every policy interleaved, threads engine, 2 workers.
+D=$REF/3-tokio-shapes
+begin "$D" "3. Tokio-style benchmarks, every policy, threads engine, 2 workers"
+cat >"$D/grid.json" <<'EOF'
+{
+  "name": "tokio-shapes",
+  "comment": "The shapes of Tokio's multi-threaded scheduler benchmarks at the harness's default sizes (spawn 10,000 tasks; a chain of 1,000; 200 tasks x 1,000 yields; 1,000 ping-pong pairs of 10 rounds). All policies interleaved in one process per workload.",
+  "policies": "all",
+  "interleave": true,
+  "workloads": ["spawn-many", "chained-spawn", "yield-many", "ping-pong"],
+  "engines": "threads",
+  "workers": 2,
+  "params": {"from": [0, 1]},
+  "trials": 41,
+  "options": {"warmup": 5}
+}
+EOF
+run "$D" "${SWEEP[@]}" "$D/grid.json" --out "$D/raw" --harness "$H"
+run_to "$D" "$D/ns-per-op.md" scripts/reproduce.sh --table ops "$D/raw"
+run_to "$D" "$D/ns-per-task.md" "$PY" scripts/tables.py --metric ns-per-task "$D/raw"
+run_to "$D" "$D/ns-per-task.tex" "$PY" scripts/tables.py --format latex --metric ns-per-task "$D/raw"
+run_to "$D" "$D/throughput.md" "$PY" scripts/tables.py --metric throughput "$D/raw"
+run "$D" "$PY" scripts/plot.py throughput -o "$D/throughput.png" "$D/raw"
+
+# ---------------------------------------------------------------------------------------------
+# README.md: the machine, the time taken and every table.
+t_end=$(date +%s)
+secs=$((t_end - t_start))
+prov() {
+	"$PY" - "$@" <<'EOF'
+import json, sys, glob
+f = sorted(glob.glob(sys.argv[1] + "/*.json"))[0]
+p = json.load(open(f))["provenance"]
+print("- revision %s, %s `%s` (%s), allocator %s" % (p["git_revision"], p["compiler"],
+      p["cflags"], p["build_type"], p["allocator"]))
+print("- %s, %d cores online, %s, host %s" % (p["cpu_model"], p["cores_online"], p["kernel"],
+      p["hostname"]))
+EOF
+}
+c2c=$("$H" --probe-c2c 2>/dev/null | awk '{print $2}' || true)
+{
+	cat <<EOF
+# Reference results
+
+Made by \`scripts/reproduce.sh\` in $((secs / 60)) min $((secs % 60)) s on $(date -u +%Y-%m-%d):
+
+$(prov "$REF/1-imbalanced/raw")
+- core-to-core round trip at the end: ${c2c:-?} ns (threads-engine figures at 2 workers depend on it)
+
+Each directory holds the grid, the raw results with the harness logs (\`raw*/\`, one JSON file
+per run and policy, \`docs/results.md\`), the tables, the figures, and \`commands.sh\` with the
+commands that made them. Rerun everything with \`scripts/reproduce.sh\`; the simulated parts
+(sim engine) reproduce exactly, the threads-engine parts within their intervals.
+
+## 1. seeds/002: static partition against work stealing
+
+Four partitions of 100, 100, 200 and 350 ms of spin work, 100 us per leaf task; partition p
+starts on worker p mod workers. On the sim engine with 4 workers each partition has its own
+worker: static partition (no stealing) finishes when the 350 ms partition does, utilization
+750 / (4 x 350) = 53.6%, while every stealing policy spreads the work to the ideal
+750 / 4 = 187.5 ms. On the threads engine with 2 workers (this machine has 2 cores),
+partitions 0 and 2 share worker 0 (300 ms) and partitions 1 and 3 share worker 1 (450 ms):
+static partition takes 450 ms against the ideal 375 ms, utilization 750 / (2 x 450) = 83.3%;
+the imbalance is smaller because two partitions per worker even it out.
+
+$(cat "$REF/1-imbalanced/utilization.md")
+
+$(cat "$REF/1-imbalanced/makespan.md")
+
+Figures: \`1-imbalanced/utilization-threads-2w.png\`, \`1-imbalanced/utilization-sim-4w.png\`.
+
+## 2. ZygOS: p99 / S against load, 16 simulated workers
+
+Open-loop Poisson arrivals, mean service S = 1 ms, 150,000 requests per point (p99 of
+their latencies, measured from the intended arrival; one trial per point); static
+partition with random routing is 16 x M/M/1, central queue is M/M/16. Figures:
+\`2-zygos/p99-vs-load-exponential.png\`, \`2-zygos/p99-vs-load-bimodal1.png\` (the theory
+curves are for exponential service; bimodal-1 has the same mean and a larger variance).
+Static partition follows the 16 x M/M/1 curve and central queue the M/M/16 curve; the
+stealing policies stay near the shared-queue curve, an order of magnitude below the
+partitioned one at high load. At load 0.95 a single queue's p99 needs far more than the
+~9,400 requests each partitioned worker serves to converge, so that point lies below the
+curve.
+
+Exponential service:
+
+$(cat "$REF/2-zygos/p99-exponential.md")
+
+Bimodal-1 service (90% 0.5 S, 10% 5.5 S):
+
+$(cat "$REF/2-zygos/p99-bimodal1.md")
+
+## 3. Tokio-style benchmarks, threads engine, 2 workers
+
+Every policy of \`--policy=all\` interleaved in one process per benchmark (one shared shuffled
+trial order), 41 trials after 5 warm-up trials; wall time per operation (makespan divided
+by the spawned tasks, chain links, yields or messages of the trial), median over trials with
+its distribution-free 95% interval. Two workers on two shared virtual cores: the figures move
+with the core-to-core round trip (see the figure's footer), so compare rows within one run.
+
+$(cat "$REF/3-tokio-shapes/ns-per-op.md")
+
+Per task as the harness counts them (\`tables.py --metric ns-per-task\`):
+
+$(cat "$REF/3-tokio-shapes/ns-per-task.md")
+EOF
+} >"$REF/README.md.tmp"
+mv "$REF/README.md.tmp" "$REF/README.md"
+echo "reproduce: done in $((secs / 60)) min $((secs % 60)) s; see $REF/README.md" >&2

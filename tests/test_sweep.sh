@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+#
+# test_sweep.sh - scripts/sweep.py end to end, in a temporary directory.
+#
+#   test_sweep.sh HARNESS
+#
+# A small grid gives exactly one result per configuration, each holding the
+# configuration its name promises; run ids do not depend on how the grid is
+# written; a sweep stopped by --max-runs or by SIGTERM resumes without
+# running a finished run again (sweep.log and inode numbers show it); the
+# parallel backend (GNU parallel, also through an --sshloginfile naming the
+# local host) produces the same set of results; the Slurm backend writes a
+# job array of the right size whose tasks run the right commands; merge keeps
+# one result per configuration. No network: the sshloginfile names ':' only.
+
+set -u
+
+harness=${1:?usage: test_sweep.sh HARNESS}
+[ -x "$harness" ] || { echo "test_sweep: $harness is not an executable file" >&2; exit 1; }
+harness=$(cd "$(dirname "$harness")" && pwd)/$(basename "$harness")
+here=$(cd "$(dirname "$0")" && pwd)
+sweep=$here/../scripts/sweep.py
+py=/usr/bin/python3
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_sweep.XXXXXX") || exit 1
+bgpid=
+cleanup() {
+	[ -n "$bgpid" ] && kill "$bgpid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+cd "$tmp" || exit 1
+
+passed=0
+failed=0
+
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL: $*" >&2
+	[ -s "$tmp/err" ] && { echo "--- stderr:" >&2; tail -n 20 "$tmp/err" >&2; }
+	echo "test_sweep: $passed passed, $failed failed"
+	exit 1
+}
+
+pass() {
+	passed=$((passed + 1))
+	echo "ok: $*"
+}
+
+sw() { "$py" "$sweep" "$@" --harness "$harness"; }
+
+# count_json DIR: result files in DIR.
+count_json() { find "$1" -maxdepth 1 -name '*.json' | wc -l; }
+
+# The small grid: 2 policies x 2 workloads x 2 worker counts, a knob list only
+# static-partition has (2 values) and parameters of either workload. volt has
+# no 'routing': it runs 2 wl x 2 w = 4 times; static-partition 2 x 2 x 2 = 8.
+cat >grid.json <<'EOF'
+{
+  "name": "small",
+  "policies": ["volt", "static-partition"],
+  "workloads": ["fib", "imbalanced"],
+  "engines": ["sim"],
+  "workers": [2, 3],
+  "set": {"routing": [0, 1]},
+  "params": {"n": 12, "t0_ms": 2, "t1_ms": 2, "t2_ms": 3, "t3_ms": [4]},
+  "options": {"trials": 2, "warmup": 0}
+}
+EOF
+# The same configurations written differently: keys reordered, reals for integers.
+cat >grid_same.json <<'EOF'
+{
+  "options": {"warmup": 0.0, "trials": 2},
+  "params": {"t3_ms": 4.0, "t2_ms": 3, "t1_ms": 2, "t0_ms": 2, "n": [12.0]},
+  "set": {"routing": [1, 0]},
+  "workers": [3, 2],
+  "engines": "sim",
+  "workloads": ["imbalanced", "fib"],
+  "policies": ["static-partition", "volt"]
+}
+EOF
+
+# --- 1. one result per configuration -----------------------------------------
+sw run grid.json --out seq >out 2>err || fail "sequential sweep exited $?"
+n=$(count_json seq)
+[ "$n" -eq 12 ] || fail "sequential sweep: $n result files, expected 12"
+# Every file holds the configuration its name promises, and no two hold the same one.
+"$py" - seq <<'EOF' >check.out 2>&1 || { cat check.out >&2; fail "result contents do not match their names"; }
+import json, os, re, sys
+d = sys.argv[1]
+seen = set()
+for f in sorted(os.listdir(d)):
+    if not f.endswith(".json"):
+        continue
+    m = re.match(r"^(fib|imbalanced)-(volt|static-partition)-(\d+)w-sim-([0-9a-f]{12})\.json$", f)
+    assert m, "unexpected name " + f
+    c = json.load(open(os.path.join(d, f)))["config"]
+    assert c["workload"] == m.group(1) and c["policy"] == m.group(2), f
+    assert c["workers"] == int(m.group(3)) and c["engine"] == "sim", f
+    assert c["trials"] == 2 and c["warmup"] == 0, f
+    if c["workload"] == "fib":
+        assert c["params"]["n"] == 12, f
+    else:
+        assert [c["params"]["t%d_ms" % i] for i in range(4)] == [2, 2, 3, 4], f
+    key = json.dumps(c, sort_keys=True)
+    assert key not in seen, "two files with one configuration: " + f
+    seen.add(key)
+routing = sorted(json.load(open(os.path.join(d, f)))["config"]["knobs"].get("routing", -1)
+                 for f in os.listdir(d) if f.endswith(".json") and "static-partition" in f)
+assert routing == [0, 0, 0, 0, 1, 1, 1, 1], routing
+print(len(seen))
+EOF
+pass "a 12-run grid gives 12 results, each with the configuration its name says"
+
+# Logs and the command list exist for every run.
+[ "$(grep -c '' seq/commands.sh)" -eq 14 ] || fail "commands.sh: expected 2 header lines + 12 commands"
+[ "$(ls seq/logs/*.out | wc -l)" -eq 12 ] || fail "expected 12 harness logs"
+[ "$(grep -c ' done ' seq/sweep.log)" -eq 12 ] || fail "sweep.log: expected 12 done lines"
+pass "commands.sh, logs/ and sweep.log cover every run"
+
+# Ids depend on the configuration, not on how the grid is written.
+sw list grid.json --out seq 2>/dev/null | awk '{print $1, $2}' | sort >ids1
+sw list grid_same.json --out seq 2>/dev/null | awk '{print $1, $2}' | sort >ids2
+cmp -s ids1 ids2 || fail "the same grid written differently gives other ids"
+[ "$(grep -c ' done$' ids2)" -eq 12 ] || fail "list does not see the 12 existing results"
+pass "run ids are stable: a reordered grid with 4.0 for 4 names the same 12 runs, all done"
+
+# Repeats are runs of their own, with seeds a stride apart; a trials list crosses.
+cat >rep.json <<'EOF'
+{"policies": "volt", "workloads": "fib", "engines": "sim", "workers": 2, "params": {"n": 10},
+ "repeats": 2, "trials": [1, 2], "options": {"seed": 5, "warmup": 0}}
+EOF
+sw list rep.json >rep.out 2>err || fail "list of the repeats grid exited $?"
+[ "$(awk '{print $1}' rep.out | sort -u | wc -l)" -eq 4 ] || fail "repeats x trials: expected 4 ids"
+[ "$(grep -c -- '--seed 5 ' rep.out)" -eq 2 ] && [ "$(grep -c -- '--seed 10005 ' rep.out)" -eq 2 ] ||
+	fail "repeat seeds are not 5 and 10005: $(cat rep.out)"
+pass "2 repeats x 2 trial counts: 4 runs, seeds 5 and 10005"
+
+# Rerunning a finished sweep runs nothing.
+sw run grid.json --out seq >out 2>err || fail "second sequential sweep exited $?"
+grep -q '12 exist, 0 to run' err || fail "rerun did not find the 12 results"
+[ "$(grep -c ' start ' seq/sweep.log)" -eq 12 ] || fail "rerun started runs again"
+pass "a finished sweep reruns nothing"
+
+# --- 2. resume after --max-runs ----------------------------------------------
+sw run grid.json --out part --max-runs 5 >out 2>err || fail "--max-runs 5 exited $?"
+[ "$(count_json part)" -eq 5 ] || fail "--max-runs 5 left $(count_json part) results"
+ls -i part/*.json | sort >inodes_before
+sleep 1.1  # so that a rewritten file would also show a newer mtime
+sw run grid.json --out part >out 2>err || fail "resumed sweep exited $?"
+grep -q '5 exist, 7 to run' err || fail "resume did not count 5 existing and 7 pending runs"
+[ "$(count_json part)" -eq 12 ] || fail "resumed sweep: $(count_json part) results, expected 12"
+while read -r ino f; do
+	now=$(ls -i "$f" | awk '{print $1}')
+	[ "$now" = "$ino" ] || fail "$f was written again (inode $ino -> $now)"
+done <inodes_before
+dups=$(awk '$2 == "start" {print $3}' part/sweep.log | sort | uniq -d)
+[ -z "$dups" ] || fail "runs started twice: $dups"
+[ "$(awk '$2 == "start"' part/sweep.log | wc -l)" -eq 12 ] || fail "expected 12 starts in all"
+diff <(ls seq/*.json | xargs -n1 basename) <(ls part/*.json | xargs -n1 basename) >/dev/null ||
+	fail "the resumed sweep holds other files than the uninterrupted one"
+pass "--max-runs 5 then a rerun: 7 more runs, the first 5 untouched (same inodes), 12 results"
+
+# --- 3. resume after SIGTERM -------------------------------------------------
+# Real-thread runs of a few tens of ms each, so that the signal lands mid-sweep.
+cat >slow.json <<'EOF'
+{
+  "policies": ["volt", "tokio", "static-partition", "central-queue"],
+  "workloads": ["imbalanced"],
+  "workers": [1, 2],
+  "params": {"t0_ms": 10, "t1_ms": 10, "t2_ms": 10, "t3_ms": 10, "task_us": 50},
+  "options": {"trials": 1, "warmup": 0, "no-baseline": true}
+}
+EOF
+"$py" "$sweep" run slow.json --out term --harness "$harness" >out 2>err &
+bgpid=$!
+for ((i = 0; i < 400; i++)); do
+	[ "$(count_json term 2>/dev/null || echo 0)" -ge 2 ] && break
+	sleep 0.02
+done
+kill -TERM "$bgpid"
+wait "$bgpid"
+status=$?
+bgpid=
+[ "$status" -eq 143 ] || fail "SIGTERM: sweep exited $status, expected 143"
+got=$(count_json term)
+[ "$got" -ge 2 ] && [ "$got" -lt 8 ] || fail "SIGTERM: $got results (expected some, not all 8)"
+leftover=$(find term -name '*.tmp')
+[ -z "$leftover" ] || fail "SIGTERM left temporary files: $leftover"
+grep -q 'rerun the same command to resume' err || fail "SIGTERM: no resume hint on stderr"
+ls -i term/*.json | sort >inodes_before
+finished=$(awk '$2 == "done" {print $3}' term/sweep.log | sort)
+sw run slow.json --out term >out 2>err || fail "sweep resumed after SIGTERM exited $?"
+[ "$(count_json term)" -eq 8 ] || fail "after resume: $(count_json term) results, expected 8"
+while read -r ino f; do
+	[ "$(ls -i "$f" | awk '{print $1}')" = "$ino" ] || fail "$f was written again after SIGTERM"
+done <inodes_before
+for id in $finished; do
+	n=$(awk -v id="$id" '$2 == "start" && $3 == id' term/sweep.log | wc -l)
+	[ "$n" -eq 1 ] || fail "run $id finished before SIGTERM but started $n times"
+done
+pass "SIGTERM after $got of 8 results: exit 143, no temporary file; the rerun runs only the other $((8 - got))"
+
+# --- 4. the parallel backends ------------------------------------------------
+sw run grid.json --out par -j 2 >out 2>err || fail "parallel sweep exited $?"
+diff <(ls seq/*.json | xargs -n1 basename) <(ls par/*.json | xargs -n1 basename) >/dev/null ||
+	fail "-j 2 produced another set of results than the sequential sweep"
+[ "$(awk '$2 == "start"' par/sweep.log | wc -l)" -eq 12 ] || fail "-j 2: expected 12 starts"
+# The simulated runs are deterministic: the same configuration gives the same trials.
+"$py" - seq par <<'EOF' || fail "-j 2 results differ from the sequential ones"
+import json, os, sys
+a, b = sys.argv[1:]
+for f in os.listdir(a):
+    if f.endswith(".json"):
+        ta = json.load(open(os.path.join(a, f)))["trials"]
+        tb = json.load(open(os.path.join(b, f)))["trials"]
+        assert [t["makespan_ns"] for t in ta] == [t["makespan_ns"] for t in tb], f
+EOF
+pass "-j 2 (GNU parallel) gives the same 12 files with the same simulated makespans"
+
+echo "2/:" >hosts.txt
+sw run grid.json --out hosts --hosts hosts.txt >out 2>err || fail "--hosts sweep exited $?"
+diff <(ls seq/*.json | xargs -n1 basename) <(ls hosts/*.json | xargs -n1 basename) >/dev/null ||
+	fail "--hosts produced another set of results"
+pass "--hosts with an sshloginfile naming the local host gives the same 12 files"
+
+# Several policies interleaved in one process: one file per policy, nothing left behind.
+cat >group.json <<'EOF'
+{
+  "policies": ["volt", "steal-one", "static-partition"],
+  "interleave": true,
+  "workloads": ["imbalanced"],
+  "engines": ["sim"],
+  "workers": [4],
+  "params": {"t0_ms": 1, "t1_ms": 1, "t2_ms": 2, "t3_ms": 3.5},
+  "options": {"trials": 1, "warmup": 0}
+}
+EOF
+sw run group.json --out group >out 2>err || fail "interleaved sweep exited $?"
+[ "$(count_json group)" -eq 3 ] || fail "interleaved run: $(count_json group) results, expected 3"
+id=$(ls group/*.json | head -1 | sed 's/.*-\([0-9a-f]*\)\.json$/\1/')
+for p in volt steal-one static-partition; do
+	[ -f "group/imbalanced-$p-4w-sim-$id.json" ] || fail "interleaved run: no file for $p"
+done
+grep -- '--policy=volt,steal-one,static-partition' group/logs/$id.out >/dev/null ||
+	fail "the three policies did not run in one harness process"
+for f in $(grep '^result: ' group/logs/$id.out | sed 's/^result: //'); do
+	[ -e "$f" ] && fail "interleaved run left $f in the harness's results directory"
+done
+pass "an interleaved run of 3 policies is one process and gives 3 files with one id"
+
+# --- 5. the Slurm backend ----------------------------------------------------
+rm -f part/"$(ls part | grep '\.json$' | head -1)" part/"$(ls part | grep '\.json$' | sed -n 2p)"
+sw run grid.json --out part --slurm job.sh >out 2>err || fail "--slurm exited $?"
+[ -x job.sh ] && [ -f job.cmds ] || fail "--slurm did not write job.sh and job.cmds"
+grep -qx '#SBATCH --array=1-2' job.sh || fail "job array size is not 1-2 for 2 missing runs: $(grep array job.sh)"
+[ "$(grep -c '' job.cmds)" -eq 2 ] || fail "job.cmds: expected 2 commands"
+[ "$(count_json part)" -eq 10 ] || fail "--slurm ran something"
+bash -n job.sh || fail "job.sh is not valid bash"
+grep -qx '#SBATCH --cpus-per-task=1' job.sh || fail "simulated runs should ask for 1 CPU"
+sw run grid.json --out all_slurm --slurm job12.sh >out 2>err || fail "--slurm (12 runs) exited $?"
+grep -qx '#SBATCH --array=1-12' job12.sh || fail "job array size is not 1-12 for a fresh grid"
+# Every command of the list is one run of the grid, each run once.
+awk '{for (i = 1; i <= NF; i++) if ($i == "--id") print $(i + 1)}' job12.cmds | sort >slurm_ids
+awk '{print $1}' ids1 | sort >grid_ids
+cmp -s slurm_ids grid_ids || fail "job12.cmds does not hold each run of the grid once"
+# Run the two array tasks as Slurm would: line i for task i.
+for i in 1 2; do
+	SLURM_ARRAY_TASK_ID=$i bash job.sh >out 2>err || fail "array task $i exited $?"
+done
+[ "$(count_json part)" -eq 12 ] || fail "array tasks left $(count_json part) results, expected 12"
+SLURM_ARRAY_TASK_ID=3 bash job.sh >out 2>err && fail "array task 3 of 2 succeeded"
+pass "--slurm: arrays of 2 (missing runs) and 12 (fresh), each task runs its line, nothing submitted"
+
+# --- 6. merge ------------------------------------------------------------------
+"$py" "$sweep" merge --out merged seq par part >out 2>err || fail "merge exited $?"
+[ "$(count_json merged)" -eq 12 ] || fail "merge of 3 x 12 results: $(count_json merged), expected 12"
+grep -q '24 duplicates skipped' err || fail "merge did not report 24 duplicates: $(cat err)"
+# Split the grid across two "hosts" and merge them back.
+mkdir -p hostA hostB
+i=0
+for f in seq/*.json; do
+	((i++ % 2)) && cp "$f" hostA/ || cp "$f" hostB/
+done
+cp seq/"$(ls seq | grep '\.json$' | head -1)" hostA/  # one run done on both hosts (the first went to hostB)
+"$py" "$sweep" merge --out merged2 hostA hostB >out 2>err || fail "merge of two hosts exited $?"
+[ "$(count_json merged2)" -eq 12 ] || fail "merge of two hosts: $(count_json merged2), expected 12"
+grep -q '1 duplicates skipped' err || fail "merge did not skip the run both hosts made"
+sw run grid.json --out merged2 >out 2>err || fail "sweep over merged results exited $?"
+grep -q '12 exist, 0 to run' err || fail "a sweep over merged results wants to run again"
+# A result with the same id but another configuration is reported.
+f=$(ls hostA/*.json | head -1)
+sed 's/"warmup": 0/"warmup": 7/' "$f" >hostB/"$(basename "$f")"
+"$py" "$sweep" merge --out merged3 hostA hostB >out 2>err && fail "merge accepted a conflicting duplicate"
+grep -q 'configurations differ' err || fail "merge did not name the conflict"
+pass "merge: 3 copies of 12 runs give 12 files; two hosts' halves give the grid; conflicts reported"
+
+# --- 7. bad grids ------------------------------------------------------------
+bad() {
+	local name=$1 word=$2 json=$3
+	echo "$json" >bad.json
+	sw run bad.json --out badout >out 2>err
+	local status=$?
+	[ "$status" -eq 2 ] || fail "$name: exit $status, expected 2"
+	grep -q -- "$word" err || fail "$name: stderr does not mention '$word'"
+	[ "$(count_json badout 2>/dev/null || echo 0)" -eq 0 ] || fail "$name: ran something"
+	pass "$name: $(head -1 err)"
+}
+bad "unknown policy" "nosuch" '{"policies": ["nosuch"], "workloads": ["fib"]}'
+bad "a knob no policy has" "lifo_cap" '{"policies": ["static-partition"], "workloads": ["fib"], "set": {"lifo_cap": [0]}}'
+bad "a parameter no workload has" "dist" '{"policies": ["volt"], "workloads": ["fib"], "params": {"dist": [1]}}'
+bad "unknown grid key" "polices" '{"polices": ["volt"], "workloads": ["fib"]}'
+
+echo "test_sweep: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
