@@ -1,0 +1,724 @@
+#!/usr/bin/python3
+"""harnesslib - read harness result files (schema version 1) for the scripts.
+
+Standard library only (no matplotlib here), so that any script can import it
+cheaply. Every script in scripts/ imports it as `import harnesslib`; a script
+elsewhere adds scripts/ to sys.path first. The schema is docs/results.md.
+
+The API (stable: names and meanings do not change; new names may be added):
+
+Loading
+    find_result_files(paths) -> [path]        *.json under directories, files as given
+    load(path) -> Result                      one file; ResultError if it is not a result
+    load_all(paths, warn=sys.stderr) -> [Result]
+        files named explicitly must be results (ResultError otherwise); JSON
+        files met inside a directory that are not results (a Chrome trace,
+        say) are skipped with a one-line warning
+
+One result file: Result
+    .path .doc (the parsed JSON) .config .provenance
+    .policy .workload .engine .workers       config fields
+    .knobs .params                           dicts (every knob / parameter, resolved)
+    .trials                                  list of trial objects (docs/results.md)
+    .flat                                    flat_config(self)
+    median(key) -> float | None              the file's median.<key> (makespan_ns,
+                                             tasks_per_s, ns_per_task,
+                                             overhead_ns_per_task, utilization_total)
+    ci95(key) -> (lo, hi, coverage) | None   the file's median.ci95.<key>
+    values(key) -> [float | None]            that figure per trial
+    counter(name) -> int                     counters_total[name] (0 if absent)
+    histogram(name=None) -> dict | None      name None: the latency histogram,
+                                             end_to_end_ns if present else sched_delay_ns
+    latency_histogram_name() -> str | None
+    percentiles(name=None) -> [(fraction, ns)]   the histogram's percentile series
+    percentile(q, name=None) -> float | None     q in 0..1 (0.99 = p99)
+    sample_count(name=None) -> int           samples in that histogram
+    utilization_per_worker() -> [float]      per worker, median over trials
+    baseline_ns() -> float | None            median sequential baseline wall time
+    mean_service_ns() -> float | None        open-loop: params.service_us in ns
+    offered_load() -> float | None           open-loop: params.load
+
+Configurations
+    flat_config(result) -> {key: value}      keys: policy workload engine workers seed
+                                             trials warmup sample_period hist_digits,
+                                             knob.NAME, param.NAME, cost.NAME
+    CONFIG_IGNORE                            keys that do not make a configuration
+                                             different (seed, trials, warmup)
+    config_key(result, ignore=CONFIG_IGNORE) -> hashable
+    varying_keys(items, ignore=()) -> [key]  keys whose values differ among the items
+                                             (knobs compared within one policy, params
+                                             within one workload, costs within one engine)
+    labels(items, exclude=CONFIG_IGNORE, always=("policy",)) -> [str]
+                                             short distinct labels, e.g. "volt lifo_cap=0"
+    label_of(item, keys) -> str              one item's label from the given keys
+    group_by_config(results, ignore=CONFIG_IGNORE) -> [Group]   in first-seen order
+    split_series(results, x_key, ignore=CONFIG_IGNORE) -> [Series]
+        one Series per configuration that differs in anything but x_key (and ignore):
+        .label, .points = [(x, Group)] sorted by x, .groups
+
+A configuration: Group (several files of one configuration pooled)
+    .results .config .flat .label (set by group_by_config / split_series)
+    .trials                                  every trial of every file
+    median(key), ci95(key), values(key)      over the pooled trials; for one file
+                                             exactly the file's figures
+    percentiles(name=None), percentile(q, name=None)
+        one file: its series; several: the merged distribution (each file's
+        series weighted by its sample count; as precise as the series' levels)
+    utilization_per_worker(), baseline_ns(), latency_histogram_name(),
+    sample_count(name=None), counter(name) (summed over the files),
+    mean_service_ns(), offered_load()
+
+Statistics and theory
+    median(values) -> float | None
+    median_ci95(values) -> (lo, hi, coverage) | None   as the harness computes it
+    erlang_c(k, a) -> float                  probability of waiting in M/M/k, a = lambda/mu
+    mm1_p99(rho, q=0.99) -> float            M/M/1 response-time quantile / mean service
+    mmk_p99(rho, k, q=0.99) -> float         M/M/k (FCFS) response-time quantile / mean service
+
+Constants
+    SCHEMA_VERSIONS (1,)   MEDIAN_KEYS   LATENCY_HISTOGRAMS ("end_to_end_ns", "sched_delay_ns")
+
+Formatting
+    fmt_value(v) -> str                      3 -> "3", 0.7 -> "0.7", None -> ""
+    time_unit(ns) -> (name, divisor)         a readable unit for values up to ns
+    fmt_ns(ns, digits=3) -> str              "12.3 us"
+    LEVEL_TICKS                              [(1/(1-p), label)] for percentile axes
+"""
+
+import json
+import math
+import os
+import sys
+
+SCHEMA = "harness-result"
+SCHEMA_VERSIONS = (1,)
+
+MEDIAN_KEYS = ("makespan_ns", "tasks_per_s", "ns_per_task", "overhead_ns_per_task",
+               "utilization_total")
+LATENCY_HISTOGRAMS = ("end_to_end_ns", "sched_delay_ns")
+CONFIG_IGNORE = ("seed", "trials", "warmup")
+
+# Named percentile fields of a histogram, by fraction.
+_NAMED_LEVELS = ((0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (0.999, "p99_9"),
+                 (0.9999, "p99_99"), (1.0, "max"), (0.0, "min"))
+
+# Axis ticks of an HdrHistogram-style percentile plot: x = 1/(1-p).
+LEVEL_TICKS = [(1.0, "0%"), (10.0, "90%"), (100.0, "99%"), (1e3, "99.9%"),
+               (1e4, "99.99%"), (1e5, "99.999%"), (1e6, "99.9999%")]
+
+
+class ResultError(Exception):
+    """A file that is not a readable harness result (schema version 1)."""
+
+
+# ---------------------------------------------------------------- statistics
+
+def median(values):
+    """Median of the non-None values: the middle one, or the mean of the two
+    middle ones (as the harness computes median.*). None if there are none."""
+    v = sorted(x for x in values if x is not None)
+    n = len(v)
+    if n == 0:
+        return None
+    if n % 2:
+        return float(v[n // 2])
+    return (v[n // 2 - 1] + v[n // 2]) / 2.0
+
+
+def _binom_cdf_half(n, j):
+    """P(Bin(n, 1/2) <= j)."""
+    if j < 0:
+        return 0.0
+    return sum(math.comb(n, i) for i in range(0, min(j, n) + 1)) / 2.0 ** n
+
+
+def median_ci95(values):
+    """Distribution-free 95% interval for the median, as docs/results.md
+    defines median.ci95: order statistics x(j), x(n+1-j) for the largest j with
+    P(Bin(n, 1/2) <= j - 1) <= 2.5%, coverage 1 - 2 P(Bin(n, 1/2) <= j - 1);
+    below 6 values no such j exists and the interval is [min, max] (j = 1).
+    Returns (lo, hi, coverage), or None for no values."""
+    v = sorted(x for x in values if x is not None)
+    n = len(v)
+    if n == 0:
+        return None
+    j = 1
+    while j + 1 <= (n + 1) // 2 and _binom_cdf_half(n, j) <= 0.025:
+        j += 1
+    cov = 1.0 - 2.0 * _binom_cdf_half(n, j - 1)
+    return (float(v[j - 1]), float(v[n - j]), cov)
+
+
+# ------------------------------------------------------------------- theory
+
+def erlang_c(k, a):
+    """Erlang C: the probability that an arrival waits in M/M/k with offered
+    traffic a = lambda/mu (a < k). Computed through the Erlang B recursion
+    B(0) = 1, B(i) = a B(i-1) / (i + a B(i-1)) and C = B / (1 - rho (1 - B)),
+    which stays finite for any k (a^k / k! overflows from k of a few hundred)."""
+    if not 0 <= a < k:
+        raise ValueError("erlang_c needs 0 <= a < k")
+    b = 1.0
+    for i in range(1, k + 1):
+        b = a * b / (i + a * b)
+    rho = a / k
+    return b / (1.0 - rho * (1.0 - b))
+
+
+def _solve_tail(tail, q):
+    """Smallest t with tail(t) <= 1 - q, tail decreasing from tail(0) = 1."""
+    target = 1.0 - q
+    lo, hi = 0.0, 1.0
+    while tail(hi) > target:
+        hi *= 2.0
+    for _ in range(100):
+        mid = (lo + hi) / 2.0
+        if tail(mid) > target:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def mm1_p99(rho, q=0.99):
+    """Quantile q of the M/M/1 response time, in units of the mean service
+    time: -ln(1 - q) / (1 - rho) (the response time is exponential with rate
+    mu (1 - rho)). For k partitioned queues with random routing, each is
+    M/M/1 at the same rho."""
+    if not 0 <= rho < 1:
+        raise ValueError("mm1_p99 needs 0 <= rho < 1")
+    return -math.log(1.0 - q) / (1.0 - rho)
+
+
+def mmk_p99(rho, k, q=0.99):
+    """Quantile q of the M/M/k (one shared FCFS queue) response time, in units
+    of the mean service time. With mu = 1: the wait is 0 with probability
+    1 - C and exponential with rate r = k - lambda with probability C
+    (P(wait > t) = C exp(-r t), C = Erlang C); the response time adds an
+    independent exponential service of rate 1, so
+        P(T > t) = (1 - C) e^-t + C (r e^-t - e^-rt) / (r - 1)
+    (C (1 + t) e^-t when r = 1), solved for P(T > t) = 1 - q by bisection."""
+    if not 0 <= rho < 1:
+        raise ValueError("mmk_p99 needs 0 <= rho < 1")
+    lam = rho * k
+    c = erlang_c(k, lam)
+    r = k - lam
+
+    def tail(t):
+        if abs(r - 1.0) < 1e-9:
+            both = (1.0 + t) * math.exp(-t)
+        else:
+            both = (r * math.exp(-t) - math.exp(-r * t)) / (r - 1.0)
+        return (1.0 - c) * math.exp(-t) + c * both
+
+    return _solve_tail(tail, q)
+
+
+# --------------------------------------------------------------- formatting
+
+def fmt_value(v):
+    """A configuration value as a short string: 3, 0.7, 1000, "" for None."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, float):
+        if v == int(v) and abs(v) < 1e15:
+            return str(int(v))
+        return "%g" % v
+    return str(v)
+
+
+_UNITS = (("ns", 1.0), ("us", 1e3), ("ms", 1e6), ("s", 1e9))
+
+
+def time_unit(ns):
+    """(name, divisor) of the largest unit in which ns is at least 1."""
+    name, div = _UNITS[0]
+    for n, d in _UNITS:
+        if ns is not None and abs(ns) >= d:
+            name, div = n, d
+    return name, div
+
+
+def fmt_ns(ns, digits=3):
+    """A duration in ns, in a readable unit with `digits` significant digits."""
+    if ns is None:
+        return ""
+    name, div = time_unit(ns)
+    return "%.*g %s" % (digits, ns / div, name)
+
+
+# ------------------------------------------------------------------ results
+
+def _percentile_from_series(series, q):
+    """The smallest value whose level is at least q, from [(fraction, ns)]."""
+    if not series:
+        return None
+    for f, v in series:
+        if f >= q - 1e-12:
+            return float(v)
+    return float(series[-1][1])
+
+
+def _series_of(hist):
+    """The histogram's percentile series, or one built from its named fields
+    (a file written before `percentiles` existed)."""
+    s = hist.get("percentiles")
+    if isinstance(s, list) and s:
+        return [(float(f), float(v)) for f, v in s]
+    pts = []
+    for f, key in sorted(_NAMED_LEVELS):
+        if key in hist and hist[key] is not None:
+            pts.append((f, float(hist[key])))
+    return pts
+
+
+class _Figures:
+    """What Result and Group have in common (built on values() and
+    histogram access)."""
+
+    def latency_histogram_name(self):
+        for name in LATENCY_HISTOGRAMS:
+            if self._has_histogram(name):
+                return name
+        return None
+
+    def mean_service_ns(self):
+        s = self.config.get("params", {}).get("service_us")
+        return None if s is None else float(s) * 1e3
+
+    def offered_load(self):
+        v = self.config.get("params", {}).get("load")
+        return None if v is None else float(v)
+
+
+class Result(_Figures):
+    """One result file. See the module docstring for the API."""
+
+    def __init__(self, doc, path="<memory>"):
+        if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+            raise ResultError("%s: not a harness result (no \"schema\": \"%s\")" % (path, SCHEMA))
+        ver = doc.get("schema_version")
+        if ver not in SCHEMA_VERSIONS:
+            raise ResultError("%s: schema_version %r, this reader knows %s"
+                              % (path, ver, ", ".join(map(str, SCHEMA_VERSIONS))))
+        for key in ("config", "trials", "median", "provenance"):
+            if key not in doc:
+                raise ResultError("%s: no \"%s\"" % (path, key))
+        self.path = path
+        self.doc = doc
+        self.config = doc["config"]
+        self.provenance = doc.get("provenance") or {}
+        self.trials = doc.get("trials") or []
+        self.policy = self.config.get("policy")
+        self.workload = self.config.get("workload")
+        self.engine = self.config.get("engine", "threads")
+        self.workers = int(self.config.get("workers", 0))
+        self.knobs = self.config.get("knobs") or {}
+        self.params = self.config.get("params") or {}
+        self.flat = flat_config(self)
+        self.label = self.policy
+
+    def __repr__(self):
+        return "Result(%r)" % self.path
+
+    @property
+    def results(self):
+        return [self]
+
+    def median(self, key):
+        v = self.doc["median"].get(key)
+        return None if v is None else float(v)
+
+    def ci95(self, key):
+        c = (self.doc["median"].get("ci95") or {}).get(key)
+        if not c:
+            return None
+        return (float(c["lo"]), float(c["hi"]), float(c.get("coverage", float("nan"))))
+
+    def values(self, key):
+        out = []
+        for t in self.trials:
+            v = t.get(key)
+            out.append(None if v is None else float(v))
+        return out
+
+    def counter(self, name):
+        return int((self.doc.get("counters_total") or {}).get(name, 0))
+
+    def _has_histogram(self, name):
+        h = (self.doc.get("histograms") or {}).get(name)
+        return bool(h) and h.get("count", 0) > 0
+
+    def histogram(self, name=None):
+        if name is None:
+            name = self.latency_histogram_name()
+            if name is None:
+                return None
+        return (self.doc.get("histograms") or {}).get(name)
+
+    def percentiles(self, name=None):
+        h = self.histogram(name)
+        if not h or not h.get("count"):
+            return []
+        return _series_of(h)
+
+    def percentile(self, q, name=None):
+        h = self.histogram(name)
+        if not h or not h.get("count"):
+            return None
+        for f, key in _NAMED_LEVELS:
+            if abs(q - f) < 1e-12 and h.get(key) is not None:
+                return float(h[key])
+        return _percentile_from_series(_series_of(h), q)
+
+    def sample_count(self, name=None):
+        h = self.histogram(name)
+        return int(h.get("count", 0)) if h else 0
+
+    def utilization_per_worker(self):
+        rows = [t.get("utilization") or [] for t in self.trials]
+        return [median(r[i] for r in rows if i < len(r)) or 0.0 for i in range(self.workers)]
+
+    def baseline_ns(self):
+        b = self.doc.get("baseline")
+        if not b:
+            return None
+        return median(t.get("ns") for t in b.get("trials") or [])
+
+
+def flat_config(result):
+    """The configuration as one flat dict: the scalar config fields, plus
+    knob.NAME, param.NAME and (sim) cost.NAME."""
+    cfg = result.config if isinstance(result, _Figures) else result
+    out = {}
+    for k, v in cfg.items():
+        if isinstance(v, (dict, list)):
+            continue
+        out[k] = v
+    for prefix, key in (("knob.", "knobs"), ("param.", "params"), ("cost.", "sim_costs_ns")):
+        for k, v in (cfg.get(key) or {}).items():
+            out[prefix + k] = v
+    return out
+
+
+def _hashable(v):
+    return json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v
+
+
+def config_key(result, ignore=CONFIG_IGNORE):
+    """A hashable identity of the result's configuration, leaving out the keys
+    in `ignore` (by default seed, trials and warmup)."""
+    flat = result.flat if isinstance(result, _Figures) else flat_config(result)
+    return tuple(sorted((k, _hashable(v)) for k, v in flat.items() if k not in ignore))
+
+
+def find_result_files(paths):
+    """The *.json files among `paths`: files as given, directories walked
+    recursively (sorted). Temporary files (*.tmp) are not *.json."""
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs.sort()
+                for f in sorted(files):
+                    if f.endswith(".json"):
+                        out.append(os.path.join(root, f))
+        else:
+            out.append(p)
+    return out
+
+
+def load(path):
+    """One result file. ResultError if it cannot be read or is not a result."""
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise ResultError("%s: %s" % (path, e.strerror or e))
+    except ValueError as e:
+        raise ResultError("%s: not JSON (%s)" % (path, e))
+    return Result(doc, path)
+
+
+def load_all(paths, warn=sys.stderr):
+    """Every result among `paths` (files and directories). A file named
+    explicitly must be a result (ResultError otherwise); a JSON file inside a
+    directory that is not a result is skipped, with a line on `warn` (None:
+    silently)."""
+    explicit = set(p for p in paths if not os.path.isdir(p))
+    out = []
+    for p in find_result_files(paths):
+        try:
+            out.append(load(p))
+        except ResultError as e:
+            if p in explicit:
+                raise
+            if warn is not None:
+                print("skipped %s" % e, file=warn)
+    return out
+
+
+# ------------------------------------------------------------ configurations
+
+def _scope(key):
+    """Which config field a key is compared within: knobs belong to a
+    policy, params (and the sampling period) to a workload, costs to an
+    engine."""
+    if key.startswith("knob."):
+        return "policy"
+    if key.startswith("param.") or key == "sample_period":
+        return "workload"       # the default sampling period is the workload's
+    if key.startswith("cost."):
+        return "engine"
+    return None
+
+
+_MISSING = object()
+
+
+def varying_keys(items, ignore=()):
+    """Flat-config keys whose values differ among `items` (Results or
+    Groups), in a readable order: policy, workload, engine, workers, knobs,
+    params, costs, the rest. A knob is compared among items of the same
+    policy only (another policy has other knobs); params likewise within a
+    workload and costs within an engine."""
+    flats = [it.flat for it in items]
+    keys = set()
+    for f in flats:
+        keys.update(f)
+    out = []
+    for k in keys:
+        if k in ignore:
+            continue
+        scope = _scope(k)
+        buckets = {}
+        for f in flats:
+            buckets.setdefault(f.get(scope) if scope else None, []).append(f)
+        for members in buckets.values():
+            if scope and not any(k in f for f in members):
+                continue    # another policy's knob, another workload's parameter
+            vals = set(_hashable(f[k]) if k in f else _MISSING for f in members)
+            if len(vals) > 1:
+                out.append(k)
+                break
+
+    def order(k):
+        head = ("policy", "workload", "engine", "workers")
+        if k in head:
+            return (0, head.index(k), k)
+        rank = {"knob.": 1, "param.": 2, "cost.": 3}
+        for pre, r in rank.items():
+            if k.startswith(pre):
+                return (r, 0, k)
+        return (4, 0, k)
+
+    return sorted(out, key=order)
+
+
+def label_of(item, keys):
+    """The label of one item (Result, Group or flat-config dict) from the
+    given flat-config keys: policy, workload and engine by value, the rest
+    as name=value (knob., param. and cost. prefixes dropped)."""
+    flat = item if isinstance(item, dict) else item.flat
+    parts = []
+    for k in keys:
+        if k not in flat:
+            continue
+        v = fmt_value(flat[k])
+        if k in ("policy", "workload", "engine"):
+            parts.append(v)
+        else:
+            name = k.split(".", 1)[1] if _scope(k) else k
+            parts.append("%s=%s" % (name, v))
+    return " ".join(parts)
+
+
+def labels(items, exclude=CONFIG_IGNORE, always=("policy",)):
+    """A short label per item (Result or Group): the keys in `always`, then
+    every key that varies among the items, minus `exclude`; e.g.
+    ["volt", "volt lifo_cap=0", "tokio"]. Labels are made distinct by a
+    #n suffix if the configurations themselves cannot tell them apart."""
+    keys = [k for k in always if k not in exclude]
+    keys += [k for k in varying_keys(items, ignore=exclude) if k not in keys]
+    out = [label_of(it, keys) or "?" for it in items]
+    seen = {}
+    for i, lab in enumerate(out):
+        seen.setdefault(lab, []).append(i)
+    for lab, idx in seen.items():
+        if len(idx) > 1:
+            for n, i in enumerate(idx, 1):
+                out[i] = "%s #%d" % (lab, n)
+    return out
+
+
+class Group(_Figures):
+    """The result files of one configuration, pooled. See the module
+    docstring for the API."""
+
+    def __init__(self, results):
+        if not results:
+            raise ValueError("a Group needs at least one result")
+        self.results = list(results)
+        first = self.results[0]
+        self.config = first.config
+        self.flat = first.flat
+        self.policy = first.policy
+        self.workload = first.workload
+        self.engine = first.engine
+        self.workers = first.workers
+        self.knobs = first.knobs
+        self.params = first.params
+        self.trials = [t for r in self.results for t in r.trials]
+        self.label = first.policy
+
+    def __repr__(self):
+        return "Group(%r, %d files)" % (self.label, len(self.results))
+
+    def _one(self):
+        return self.results[0] if len(self.results) == 1 else None
+
+    def values(self, key):
+        return [v for r in self.results for v in r.values(key)]
+
+    def median(self, key):
+        one = self._one()
+        return one.median(key) if one else median(self.values(key))
+
+    def ci95(self, key):
+        one = self._one()
+        return one.ci95(key) if one else median_ci95(self.values(key))
+
+    def counter(self, name):
+        return sum(r.counter(name) for r in self.results)
+
+    def _has_histogram(self, name):
+        return any(r._has_histogram(name) for r in self.results)
+
+    def sample_count(self, name=None):
+        name = name or self.latency_histogram_name()
+        return sum(r.sample_count(name) for r in self.results)
+
+    def percentiles(self, name=None):
+        name = name or self.latency_histogram_name()
+        one = self._one()
+        if one:
+            return one.percentiles(name)
+        parts = [(r.sample_count(name), r.percentiles(name)) for r in self.results]
+        parts = [(n, s) for n, s in parts if n and s]
+        if not parts:
+            return []
+        total = float(sum(n for n, _ in parts))
+        levels = sorted(set(f for _, s in parts for f, _ in s))
+        cands = sorted(set(v for _, s in parts for _, v in s))
+
+        def cdf(x):
+            # Fraction of all samples at or below x: each file contributes
+            # the highest level whose value is at or below x.
+            acc = 0.0
+            for n, s in parts:
+                below = 0.0
+                for f, v in s:
+                    if v <= x:
+                        below = f
+                acc += n * below
+            return acc / total
+
+        cum = [(cdf(x), x) for x in cands]
+        out = []
+        for q in levels:
+            for c, x in cum:
+                if c >= q - 1e-12:
+                    out.append((q, x))
+                    break
+            else:
+                out.append((q, cands[-1]))
+        return out
+
+    def percentile(self, q, name=None):
+        one = self._one()
+        if one:
+            return one.percentile(q, name)
+        return _percentile_from_series(self.percentiles(name), q)
+
+    def utilization_per_worker(self):
+        one = self._one()
+        if one:
+            return one.utilization_per_worker()
+        rows = [t.get("utilization") or [] for t in self.trials]
+        return [median(r[i] for r in rows if i < len(r)) or 0.0 for i in range(self.workers)]
+
+    def baseline_ns(self):
+        ns = []
+        for r in self.results:
+            b = r.doc.get("baseline")
+            if b:
+                ns.extend(t.get("ns") for t in b.get("trials") or [])
+        return median(ns)
+
+    @property
+    def provenance(self):
+        return self.results[0].provenance
+
+
+def group_by_config(results, ignore=CONFIG_IGNORE):
+    """Results of the same configuration (config_key) pooled into Groups, in
+    the order their first file appears; each Group's .label is set from
+    labels() over all the groups."""
+    index = {}
+    order = []
+    for r in results:
+        k = config_key(r, ignore)
+        if k not in index:
+            index[k] = []
+            order.append(k)
+        index[k].append(r)
+    groups = [Group(index[k]) for k in order]
+    for g, lab in zip(groups, labels(groups, exclude=ignore)):
+        g.label = lab
+    return groups
+
+
+class Series:
+    """Points (x, Group) of one configuration that varies only in x."""
+
+    def __init__(self, label, points):
+        self.label = label
+        self.points = sorted(points, key=lambda p: p[0])
+
+    @property
+    def groups(self):
+        return [g for _, g in self.points]
+
+    def __repr__(self):
+        return "Series(%r, %d points)" % (self.label, len(self.points))
+
+
+def split_series(results, x_key, ignore=CONFIG_IGNORE):
+    """Split results into series along x_key (a flat-config key such as
+    "workers" or "param.load"): each Series holds the configurations that
+    agree on everything but x_key (and `ignore`), one Group per x value, and
+    is labelled by what distinguishes it from the other series. Results
+    without x_key are left out."""
+    ign = tuple(ignore) + (x_key,)
+    have = [r for r in results if x_key in r.flat]
+    buckets = {}
+    order = []
+    for r in have:
+        k = config_key(r, ign)
+        if k not in buckets:
+            buckets[k] = []
+            order.append(k)
+        buckets[k].append(r)
+    series = []
+    for k in order:
+        groups = group_by_config(buckets[k], ignore)
+        pts = [(float(g.flat[x_key]), g) for g in groups]
+        series.append(Series("", pts))
+    reps = [s.points[0][1] for s in series]
+    for s, lab in zip(series, labels(reps, exclude=ign)):
+        s.label = lab
+        for _, g in s.points:
+            g.label = lab
+    return series

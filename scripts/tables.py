@@ -1,0 +1,305 @@
+#!/usr/bin/python3
+"""tables.py - Markdown, LaTeX (booktabs) or HTML tables from result files.
+
+    tables.py [--format md|latex|html] [--metric M]... [--rows policy|workload]
+              [--no-ci] [-o OUT] RESULT...
+
+One table per metric: utilization (total, median over trials), throughput
+(tasks/s), ns-per-task (wall time / tasks) and p99 (end-to-end latency for
+request workloads, scheduling delay otherwise); --metric picks some (default
+all four). Rows are policies (with the knobs that differ), columns workloads
+(with the parameters, worker counts and engines that differ); --rows workload
+swaps them. Each cell is the median over the configuration's trials followed
+by the 95% interval of the median in brackets (docs/results.md, median.ci95)
+when there are at least two trials; results of the same configuration in
+several files are pooled.
+"""
+
+import argparse
+import math
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harnesslib as hl  # noqa: E402
+
+PROG = "tables.py"
+METRICS = ("utilization", "throughput", "ns-per-task", "p99")
+SD_MARK = "\u2020"      # dagger: the p99 is a scheduling delay
+
+
+def fmt_sig(v, sig=3):
+    """v with `sig` significant digits, in plain notation (no exponent)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if v == 0:
+        return "0"
+    dec = max(0, sig - 1 - int(math.floor(math.log10(abs(v)))))
+    return "%.*f" % (dec, v)
+
+
+def fmt_eng(v, sig=3):
+    """v with an SI prefix: 25.9 M, 7.88 k."""
+    if v is None:
+        return ""
+    for div, pre in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= div:
+            return "%s %s" % (fmt_sig(v / div, sig), pre)
+    return fmt_sig(v, sig)
+
+
+class Cell:
+    """One table cell: the value, its interval (or ""), and a marker."""
+
+    def __init__(self, value="", ci="", mark=""):
+        self.value, self.ci, self.mark = value, ci, mark
+
+    def text(self, ci=True):
+        s = self.value + self.mark
+        if ci and self.ci:
+            s += " " + self.ci
+        return s
+
+
+class Table:
+    """title, corner (the row header's name), columns (labels), rows
+    [(label, [Cell])], notes [str]."""
+
+    def __init__(self, metric, title, corner, columns, rows, notes):
+        self.metric, self.title, self.corner = metric, title, corner
+        self.columns, self.rows, self.notes = columns, rows, notes
+
+
+def _ci_text(g, key, scale, fmt):
+    ci = g.ci95(key)
+    if not ci or len(g.trials) < 2:
+        return ""
+    return "[%s, %s]" % (fmt(ci[0] * scale), fmt(ci[1] * scale))
+
+
+def _cell(g, metric):
+    if metric == "utilization":
+        v = g.median("utilization_total")
+        if v is None:
+            return Cell()
+        return Cell("%s%%" % fmt_sig(v * 100, 3),
+                    _ci_text(g, "utilization_total", 100, lambda x: fmt_sig(x, 3)))
+    if metric == "throughput":
+        v = g.median("tasks_per_s")
+        return Cell(fmt_eng(v), _ci_text(g, "tasks_per_s", 1, fmt_eng)) if v is not None \
+            else Cell()
+    if metric == "ns-per-task":
+        v = g.median("ns_per_task")
+        return Cell(fmt_sig(v, 3), _ci_text(g, "ns_per_task", 1, lambda x: fmt_sig(x, 3))) \
+            if v is not None else Cell()
+    if metric == "p99":
+        name = g.latency_histogram_name()
+        v = g.percentile(0.99, name) if name else None
+        if v is None:
+            return Cell()
+        return Cell(hl.fmt_ns(v), "", SD_MARK if name == "sched_delay_ns" else "")
+    raise ValueError(metric)
+
+
+_TITLES = {
+    "utilization": "Utilization (busy time / (workers x makespan), median over trials)",
+    "throughput": "Throughput (tasks/s, median over trials)",
+    "ns-per-task": "Wall time per task (ns/task = makespan / tasks, median over trials)",
+    "p99": "p99 latency (end-to-end for request workloads)",
+}
+
+
+def build_tables(results, metrics=METRICS, rows="policy", ci=True):
+    """[Table] for `metrics`, one per metric, from Results (pooled by
+    configuration)."""
+    groups = hl.group_by_config(results)
+    if not groups:
+        return []
+    vk = hl.varying_keys(groups, ignore=hl.CONFIG_IGNORE)
+    policy_keys = ["policy"] + [k for k in vk if k.startswith("knob.")]
+    other_keys = ["workload"] + [k for k in vk if k not in policy_keys and k != "workload"]
+    row_keys, col_keys = (policy_keys, other_keys) if rows == "policy" \
+        else (other_keys, policy_keys)
+    rlab = [hl.label_of(g, row_keys) for g in groups]
+    clab = [hl.label_of(g, col_keys) for g in groups]
+    rorder, corder = [], []
+    for r, c in zip(rlab, clab):
+        if r not in rorder:
+            rorder.append(r)
+        if c not in corder:
+            corder.append(c)
+    cells = {}
+    for g, r, c in zip(groups, rlab, clab):
+        cells[(r, c)] = g
+    ntrials = sorted(set(len(g.trials) for g in groups))
+    covs = sorted(set(round(g.ci95("makespan_ns")[2] * 100, 2) for g in groups
+                      if g.ci95("makespan_ns") and len(g.trials) > 1))
+    tables = []
+    for m in metrics:
+        body = []
+        any_sd = False
+        for r in rorder:
+            row = []
+            for c in corder:
+                g = cells.get((r, c))
+                cell = _cell(g, m) if g else Cell("n/a")
+                if not ci:
+                    cell.ci = ""
+                any_sd = any_sd or cell.mark == SD_MARK
+                row.append(cell)
+            body.append((r, row))
+        notes = []
+        if m == "p99" and any_sd:
+            notes.append("%s scheduling delay (runnable to poll); unmarked: end-to-end "
+                         "latency (intended arrival to completion)" % SD_MARK)
+        if m != "p99" and ci and any(c.ci for _, row in body for c in row):
+            if covs and covs[0] < 95:
+                notes.append("[lo, hi]: interval of the median; with fewer than 6 trials it "
+                             "is [min, max], coverage %s%%" % "/".join(hl.fmt_value(c)
+                                                                      for c in covs))
+            else:
+                notes.append("[lo, hi]: distribution-free 95% interval of the median")
+        notes.append("trials per configuration: %s" % "/".join(map(str, ntrials)))
+        title = _TITLES[m]
+        if m == "p99" and not any_sd:
+            title = "p99 end-to-end latency (intended arrival to completion)"
+        tables.append(Table(m, title, "policy" if rows == "policy" else "workload",
+                            corder, body, notes))
+    return tables
+
+
+# ------------------------------------------------------------------ renderers
+
+def render_md(t, ci=True):
+    out = ["**%s**" % t.title, ""]
+    out.append("| %s | %s |" % (t.corner, " | ".join(_md_escape(c) for c in t.columns)))
+    out.append("|---|%s|" % "|".join("---:" for _ in t.columns))
+    for lab, row in t.rows:
+        out.append("| %s | %s |" % (_md_escape(lab), " | ".join(_md_escape(c.text(ci))
+                                                                for c in row)))
+    if t.notes:
+        out.append("")
+        out.extend("%s  " % n for n in t.notes[:-1])
+        out.append(t.notes[-1])
+    return "\n".join(out) + "\n"
+
+
+def _md_escape(s):
+    return s.replace("|", "\\|")
+
+
+_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+        "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+        "^": r"\textasciicircum{}", SD_MARK: r"$^\dagger$"}
+
+
+def tex_escape(s):
+    return "".join(_TEX.get(ch, ch) for ch in s)
+
+
+def render_latex(t, ci=True, float_env=True):
+    """A booktabs table (needs \\usepackage{booktabs})."""
+    out = []
+    if float_env:
+        out += [r"\begin{table}[ht]", r"\centering", r"\small",
+                r"\caption{%s}" % tex_escape(t.title)]
+    out.append(r"\begin{tabular}{l%s}" % ("r" * len(t.columns)))
+    out.append(r"\toprule")
+    out.append("%s & %s \\\\" % (tex_escape(t.corner),
+                                 " & ".join(tex_escape(c) for c in t.columns)))
+    out.append(r"\midrule")
+    for lab, row in t.rows:
+        cells = []
+        for c in row:
+            s = tex_escape(c.value) + tex_escape(c.mark)
+            if ci and c.ci:
+                s += r" {\scriptsize %s}" % tex_escape(c.ci)
+            cells.append(s)
+        out.append("%s & %s \\\\" % (tex_escape(lab), " & ".join(cells)))
+    out.append(r"\bottomrule")
+    out.append(r"\end{tabular}")
+    if float_env:
+        if t.notes:
+            out.append(r"\par\smallskip{\footnotesize %s}" % r"\\ ".join(tex_escape(n)
+                                                                        for n in t.notes))
+        out.append(r"\end{table}")
+    return "\n".join(out) + "\n"
+
+
+def _h(s):
+    return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+def render_html(t, ci=True):
+    out = ['<table class="results" data-metric="%s">' % _h(t.metric),
+           "<caption>%s</caption>" % _h(t.title),
+           "<thead><tr><th>%s</th>%s</tr></thead>" % (
+               _h(t.corner), "".join("<th>%s</th>" % _h(c) for c in t.columns)),
+           "<tbody>"]
+    for lab, row in t.rows:
+        tds = []
+        for c in row:
+            s = _h(c.value + c.mark)
+            if ci and c.ci:
+                s += ' <span class="ci">%s</span>' % _h(c.ci)
+            tds.append("<td>%s</td>" % s)
+        out.append("<tr><th>%s</th>%s</tr>" % (_h(lab), "".join(tds)))
+    out.append("</tbody></table>")
+    if t.notes:
+        out.append('<p class="notes">%s</p>' % "<br>".join(_h(n) for n in t.notes))
+    return "\n".join(out) + "\n"
+
+
+def render(tables, fmt, ci=True):
+    if fmt == "md":
+        return "\n".join(render_md(t, ci) for t in tables)
+    if fmt == "latex":
+        return ("% tables.py: needs \\usepackage{booktabs}\n"
+                + "\n".join(render_latex(t, ci) for t in tables))
+    if fmt == "html":
+        return "\n".join(render_html(t, ci) for t in tables)
+    raise ValueError(fmt)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("results", nargs="+", metavar="RESULT",
+                   help="result files or directories of them")
+    p.add_argument("--format", choices=("md", "latex", "html"), default="md",
+                   help="md (default), latex (booktabs) or html")
+    p.add_argument("--metric", action="append", choices=METRICS + ("all",),
+                   help="a metric (repeatable; default all)")
+    p.add_argument("--rows", choices=("policy", "workload"), default="policy",
+                   help="what the rows are (default policy; the columns are the other)")
+    p.add_argument("--no-ci", action="store_true", help="medians only")
+    p.add_argument("-o", "--output", help="write here instead of stdout")
+    args = p.parse_args(argv)
+    metrics = METRICS if not args.metric or "all" in args.metric else tuple(
+        m for m in METRICS if m in args.metric)
+    try:
+        rs = hl.load_all(args.results)
+    except hl.ResultError as e:
+        print("%s: %s" % (PROG, e), file=sys.stderr)
+        return 2
+    if not rs:
+        print("%s: no result files in %s" % (PROG, " ".join(args.results)), file=sys.stderr)
+        return 2
+    text = render(build_tables(rs, metrics, args.rows, not args.no_ci), args.format,
+                  not args.no_ci)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except BrokenPipeError:     # a reader such as head(1) stopped early
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)

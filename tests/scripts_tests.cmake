@@ -1,0 +1,21 @@
+# Tests of the result scripts (scripts/*.py and scripts/*.gp), included from
+# tests/CMakeLists.txt:
+#
+#   include(${CMAKE_CURRENT_SOURCE_DIR}/scripts_tests.cmake OPTIONAL)
+#
+#   scripts  tests/test_scripts.sh: makes a few small real results with the
+#            harness (fib under three policies at 1 and 2 workers, open-loop
+#            sim runs at two loads) and a synthetic Chrome trace, runs every
+#            script (plot.py, tables.py, csv_summary.py, report.py, the
+#            gnuplot scripts) and checks what they wrote; the HTML report is
+#            rendered in headless Chromium, which must load every image.
+#
+# It needs /usr/bin/python3 with matplotlib, gnuplot and /usr/bin/chromium;
+# without them it exits 77 and ctest reports it skipped.
+
+find_program(BASH_EXECUTABLE bash REQUIRED)
+
+add_test(NAME scripts
+         COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_scripts.sh
+                 $<TARGET_FILE:harness>)
+set_tests_properties(scripts PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
