@@ -8,7 +8,7 @@
 
 #include "policies/policy.h"
 
-static void *alloc_lines(size_t n, size_t size)
+void *rt_alloc_lines(size_t n, size_t size)
 {
 	size_t bytes = n * size;
 	bytes = (bytes + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
@@ -30,7 +30,7 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 		snprintf(err, errlen, "sample period %u is not a power of two", cfg->sample_period);
 		return -EINVAL;
 	}
-	struct runtime *rt = alloc_lines(1, sizeof *rt);
+	struct runtime *rt = rt_alloc_lines(1, sizeof *rt);
 	if (!rt)
 		goto oom;
 	rt->nworkers = cfg->workers;
@@ -49,8 +49,8 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 	idle_init(&rt->idle, cfg->workers);
 
 	rt->knobs = calloc(p->nknobs ? p->nknobs : 1, sizeof(double));
-	rt->shared = alloc_lines(cfg->workers, sizeof(struct worker_shared));
-	rt->workers = alloc_lines(cfg->workers, sizeof(struct worker));
+	rt->shared = rt_alloc_lines(cfg->workers, sizeof(struct worker_shared));
+	rt->workers = rt_alloc_lines(cfg->workers, sizeof(struct worker));
 	if (!rt->knobs || !rt->shared || !rt->workers)
 		goto oom_rt;
 	if (p->nknobs)
@@ -247,6 +247,19 @@ void rt_finish(struct runtime *rt, struct worker *w)
 	 * step loop). */
 	atomic_store_explicit(&rt->finished, RT_FINISHED, memory_order_release);
 	rt->engine->ops->finish(rt->engine, rt);
+}
+
+__attribute__((noinline)) void rt_push_local_overflow(struct worker *w, struct task *t)
+{
+	struct ring_overflow out;
+	enum ring_push_result r = ring_push_slow(&w->sh->ring, t, &out);
+	if (r == RING_PUSHED)
+		return;
+	if (r == RING_OVERFLOWED) {
+		w->st.overflows++;
+		w->st.overflow_tasks += out.n;
+	}
+	inject_push_many(&w->rt->inject, out.tasks, out.n);
 }
 
 void rt_total_stats(const struct runtime *rt, struct worker_stats *out)

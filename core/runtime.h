@@ -266,6 +266,24 @@ void worker_unparked(struct worker *w, enum park_wake how);
  * tests that drive a policy by hand). */
 void worker_run_task(struct worker *w, struct task *t);
 
+/*
+ * Push a task into the calling worker's own ring; a full ring sheds its
+ * older half plus t to the global queue in one lock acquisition (t alone
+ * while a thief is copying), counting local_pushes and overflows. The
+ * mechanism of volt, tokio and go (Go's runqput / runqputslow).
+ */
+void rt_push_local_overflow(struct worker *w, struct task *t);
+
+static inline void rt_push_local(struct worker *w, struct task *t)
+{
+	w->st.local_pushes++;
+	if (!ring_try_push(&w->sh->ring, t))
+		rt_push_local_overflow(w, t);
+}
+
+/* n zeroed objects of `size` in whole cache lines, cache-line aligned. */
+void *rt_alloc_lines(size_t n, size_t size);
+
 /* Sum of all workers' counters. */
 void rt_total_stats(const struct runtime *rt, struct worker_stats *out);
 

@@ -376,27 +376,6 @@ static void reset_spinning(struct worker *w)
 
 /* ---- queues ---- */
 
-static __attribute__((noinline)) void push_ring_overflow(struct worker *w, struct task *t)
-{
-	struct ring_overflow out;
-	enum ring_push_result r = ring_push_slow(&w->sh->ring, t, &out);
-	if (r == RING_PUSHED)
-		return;
-	if (r == RING_OVERFLOWED) {
-		w->st.overflows++;
-		w->st.overflow_tasks += out.n;
-	}
-	/* runqputslow: half the ring plus t to the global queue. */
-	inject_push_many(&w->rt->inject, out.tasks, out.n);
-}
-
-static inline void push_ring(struct worker *w, struct task *t)
-{
-	w->st.local_pushes++;
-	if (!ring_try_push(&w->sh->ring, t))
-		push_ring_overflow(w, t);
-}
-
 static void go_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 {
 	struct go_worker *gw = GW(w);
@@ -408,9 +387,9 @@ static void go_schedule_local(struct worker *w, struct task *t, enum sched_kind 
 		struct task *old = atomic_exchange_explicit(&gw->gs->runnext, t,
 							    memory_order_seq_cst);
 		if (old)
-			push_ring(w, old);
+			rt_push_local(w, old);
 	} else {
-		push_ring(w, t);
+		rt_push_local(w, t);
 		idle_fence_publish();
 	}
 	wakep(w->rt, w);

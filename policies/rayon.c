@@ -215,19 +215,11 @@ static int rayon_check(const struct rt_config *cfg, const double *k, char *err, 
 	return 0;
 }
 
-static void *alloc_lines(size_t n, size_t size)
-{
-	void *p = aligned_alloc(CACHE_LINE, n * size);
-	if (p)
-		memset(p, 0, n * size);
-	return p;
-}
-
 static int rayon_init(struct runtime *rt)
 {
 	if (rt->nworkers > THREADS_MAX)
 		return -EINVAL;
-	struct rayon *r = alloc_lines(1, sizeof *r);
+	struct rayon *r = rt_alloc_lines(1, sizeof *r);
 	if (!r)
 		return -ENOMEM;
 	const double *k = rt->knobs;
@@ -242,8 +234,8 @@ static int rayon_init(struct runtime *rt)
 	r->inject_batch = (uint32_t)k[RAYON_INJECT_BATCH];
 	r->park_ns = k[RAYON_PARK_TIMEOUT_NS] > 0 ? (uint64_t)k[RAYON_PARK_TIMEOUT_NS]
 						  : PARK_FOREVER;
-	r->sh = alloc_lines(n, sizeof *r->sh);
-	r->rw = alloc_lines(n, sizeof *r->rw);
+	r->sh = rt_alloc_lines(n, sizeof *r->sh);
+	r->rw = rt_alloc_lines(n, sizeof *r->rw);
 	if (!r->sh || !r->rw) {
 		free(r->sh);
 		free(r->rw);

@@ -130,15 +130,6 @@ static inline struct sp_worker *PW(const struct worker *w)
 	return w->pstate;
 }
 
-static void *alloc_lines(size_t n, size_t size)
-{
-	size_t bytes = (n * size + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
-	void *p = aligned_alloc(CACHE_LINE, bytes);
-	if (p)
-		memset(p, 0, bytes);
-	return p;
-}
-
 static void sp_destroy(struct runtime *rt)
 {
 	struct sp *s = SP(rt);
@@ -158,7 +149,7 @@ static void sp_destroy(struct runtime *rt)
 
 static int sp_init(struct runtime *rt)
 {
-	struct sp *s = alloc_lines(1, sizeof *s);
+	struct sp *s = rt_alloc_lines(1, sizeof *s);
 	if (!s)
 		return -ENOMEM;
 	const double *k = rt->knobs;
@@ -170,8 +161,8 @@ static int sp_init(struct runtime *rt)
 	s->stream = rng_mix64(rt->cfg.seed ^ rng_mix64(0x5eed5ca77e5ull));
 	atomic_init(&s->dealt, 0);
 	rt->pstate = s;
-	s->inbox = alloc_lines(n, sizeof *s->inbox);
-	s->pw = alloc_lines(n, sizeof *s->pw);
+	s->inbox = rt_alloc_lines(n, sizeof *s->inbox);
+	s->pw = rt_alloc_lines(n, sizeof *s->pw);
 	if (!s->inbox || !s->pw) {
 		free(s->inbox);
 		s->inbox = NULL;

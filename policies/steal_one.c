@@ -117,14 +117,6 @@ static int so_check(const struct rt_config *cfg, const double *k, char *err, siz
 	return 0;
 }
 
-static void *alloc_lines(size_t n, size_t size)
-{
-	void *p = aligned_alloc(CACHE_LINE, n * size);
-	if (p)
-		memset(p, 0, n * size);
-	return p;
-}
-
 static int so_init(struct runtime *rt)
 {
 	if (rt->nworkers > IDLE_MAX_WORKERS)
@@ -141,8 +133,8 @@ static int so_init(struct runtime *rt)
 	s->cap_num = (uint32_t)lround(k[SO_SEARCHER_CAP] * CAP_DEN);
 	s->global_batch = (uint32_t)k[SO_GLOBAL_BATCH];
 	s->park_ns = k[SO_PARK_TIMEOUT_NS] > 0 ? (uint64_t)k[SO_PARK_TIMEOUT_NS] : PARK_FOREVER;
-	s->sh = alloc_lines(n, sizeof *s->sh);
-	s->sw = alloc_lines(n, sizeof *s->sw);
+	s->sh = rt_alloc_lines(n, sizeof *s->sh);
+	s->sw = rt_alloc_lines(n, sizeof *s->sw);
 	if (!s->sh || !s->sw) {
 		free(s->sh);
 		free(s->sw);

@@ -448,28 +448,6 @@ static void leave_searching(struct worker *w)
 
 /* ---- queues ---- */
 
-static __attribute__((noinline)) void push_ring_overflow(struct worker *w, struct task *t)
-{
-	struct ring_overflow out;
-	enum ring_push_result r = ring_push_slow(&w->sh->ring, t, &out);
-	if (r == RING_PUSHED)
-		return;
-	if (r == RING_OVERFLOWED) {
-		w->st.overflows++;
-		w->st.overflow_tasks += out.n;
-	}
-	inject_push_many(&w->rt->inject, out.tasks, out.n);
-}
-
-/* push_back_or_overflow: a full ring sheds 128 + t to the global queue
- * (t alone while a thief is copying). */
-static inline void push_ring(struct worker *w, struct task *t)
-{
-	w->st.local_pushes++;
-	if (!ring_try_push(&w->sh->ring, t))
-		push_ring_overflow(w, t);
-}
-
 static void tokio_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 {
 	/* A yield, or a disabled slot (capped chain, or no slot at all): the
@@ -482,7 +460,7 @@ static void tokio_schedule_local(struct worker *w, struct task *t, enum sched_ki
 			return;
 		t = prev;
 	}
-	push_ring(w, t);
+	rt_push_local(w, t);
 	tokio_notify(w->rt, w);
 }
 

@@ -219,29 +219,6 @@ static inline void volt_notify_local(struct worker *w)
 	volt_notify(w->rt, w);
 }
 
-/* The ring is full: it sheds half plus t to the global queue. Out of line
- * so that the common push carries no overflow buffer. */
-static __attribute__((noinline)) void push_ring_overflow(struct worker *w, struct task *t)
-{
-	struct ring_overflow out;
-	enum ring_push_result r = ring_push_slow(&w->sh->ring, t, &out);
-	if (r == RING_PUSHED)
-		return;
-	if (r == RING_OVERFLOWED) {
-		w->st.overflows++;
-		w->st.overflow_tasks += out.n;
-	}
-	inject_push_many(&w->rt->inject, out.tasks, out.n);
-}
-
-/* Push into the own ring, overflowing to the global queue when full. */
-static inline void push_ring(struct worker *w, struct task *t)
-{
-	w->st.local_pushes++;
-	if (!ring_try_push(&w->sh->ring, t))
-		push_ring_overflow(w, t);
-}
-
 static __attribute__((noinline)) void schedule_parking(struct worker *w, struct task *t)
 {
 	inject_push(&w->rt->inject, t);
@@ -271,7 +248,7 @@ void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 			return;
 		t = prev;
 	}
-	push_ring(w, t);
+	rt_push_local(w, t);
 	volt_notify_local(w);
 }
 
@@ -366,7 +343,7 @@ static inline struct task *local_pop(struct worker *w, struct volt_worker *vw)
 		}
 		/* Cap reached: the slot's task joins the ring's FIFO order
 		 * (and becomes stealable) instead of being skipped. */
-		push_ring(w, t);
+		rt_push_local(w, t);
 	}
 	t = ring_pop(&w->sh->ring);
 	if (t)
@@ -546,12 +523,12 @@ bool volt_park(struct worker *w, uint64_t *timeout_ns)
 	atomic_store_explicit(&w->sh->transitioning_to_park, true, memory_order_relaxed);
 	/* Make everything we hold stealable before we sleep on it. */
 	if (w->lifo) {
-		push_ring(w, w->lifo);
+		rt_push_local(w, w->lifo);
 		w->lifo = NULL;
 	}
 	struct task *t;
 	while ((t = prefetch_pop(vw)))
-		push_ring(w, t);
+		rt_push_local(w, t);
 	if (!ring_is_empty(&w->sh->ring) || inject_len(&rt->inject)) {
 		atomic_store_explicit(&w->sh->transitioning_to_park, false, memory_order_relaxed);
 		return false;
