@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/runtime.h"
 #include "policies/policy.h"
@@ -109,6 +110,65 @@ static inline void run_workload(const char *policy, const char *workload, uint32
 				struct run_result *out)
 {
 	run_workload_inspect(policy, workload, workers, knobs, params, 1, out, NULL, NULL);
+}
+
+/* ---- a remote spawn onto sleeping workers ---- */
+
+/* A task that records which worker polled it and ends the run. */
+struct one_shot {
+	struct task task;
+	_Atomic int32_t ran_on;	/* -1 until polled */
+};
+
+static inline enum task_poll one_shot_poll(struct task *t, struct worker *w)
+{
+	struct one_shot *o = (struct one_shot *)t;
+	atomic_store(&o->ran_on, (int32_t)w->index);
+	rt_finish(w->rt, w);
+	return TASK_DONE;
+}
+
+static const struct task_vtable one_shot_vt = { .name = "one-shot", .poll = one_shot_poll };
+
+struct sleepers_probe {
+	uint32_t (*asleep)(struct runtime *rt);	/* how many workers sleep now */
+	struct one_shot task;
+	uint32_t asleep_seen;
+};
+
+/* Engine start callback: wait until every worker sleeps (bounded, and
+ * waiting for a state, not timing anything), then inject the task. */
+static inline void start_when_all_asleep(struct runtime *rt, void *arg)
+{
+	struct sleepers_probe *p = arg;
+	struct timespec ms = { 0, 1000000 };
+	for (int i = 0; i < 10000 && p->asleep(rt) < rt->nworkers; i++)
+		nanosleep(&ms, NULL);
+	p->asleep_seen = p->asleep(rt);
+	rt->start_ns = rt_now(rt, NULL);
+	task_init(&p->task.task, &one_shot_vt);
+	rt_spawn_remote(rt, &p->task.task);
+}
+
+/*
+ * Run rt (on engine e) until a task injected while every worker sleeps has
+ * run. Returns how many workers were asleep at the injection; *ran_on is
+ * the worker that polled the task (-1 if none did).
+ */
+static inline uint32_t spawn_onto_sleepers(struct engine *e, struct runtime *rt,
+					   uint32_t (*asleep)(struct runtime *rt), int32_t *ran_on)
+{
+	struct sleepers_probe p = { .asleep = asleep };
+	atomic_init(&p.task.ran_on, -1);
+	ASSERT_EQ(e->ops->run(e, rt, start_when_all_asleep, &p), 0);
+	*ran_on = atomic_load(&p.task.ran_on);
+	return p.asleep_seen;
+}
+
+/* Sleepers in the core idle state (the bitmap's parked count). */
+static inline uint32_t idle_parked(struct runtime *rt)
+{
+	return atomic_load(&rt->idle.num_parked);
 }
 
 #endif

@@ -265,39 +265,6 @@ static void parker_rechecks(void)
 
 /* ---- remote spawn onto fully parked workers, real threads ---- */
 
-struct one_shot {
-	struct task task;
-	_Atomic int ran;
-};
-
-static enum task_poll one_shot_poll(struct task *t, struct worker *w)
-{
-	struct one_shot *o = (struct one_shot *)t;
-	atomic_store(&o->ran, 1);
-	rt_finish(w->rt, w);
-	return TASK_DONE;
-}
-
-static const struct task_vtable one_shot_vt = { .name = "one-shot", .poll = one_shot_poll };
-
-struct park_ctx {
-	struct one_shot task;
-	uint32_t parked_seen;
-};
-
-static void start_when_all_parked(struct runtime *rt, void *arg)
-{
-	struct park_ctx *c = arg;
-	/* Wait (bounded) for a state, timing nothing. */
-	struct timespec ms = { 0, 1000000 };
-	for (int i = 0; i < 10000 && parked(rt) < rt->nworkers; i++)
-		nanosleep(&ms, NULL);
-	c->parked_seen = parked(rt);
-	rt->start_ns = rt_now(rt, NULL);
-	task_init(&c->task.task, &one_shot_vt);
-	rt_spawn_remote(rt, &c->task.task);
-}
-
 static void remote_spawn_wakes_parked(uint32_t workers, const char *const *knobs)
 {
 	const struct policy *p = central();
@@ -310,15 +277,14 @@ static void remote_spawn_wakes_parked(uint32_t workers, const char *const *knobs
 	struct engine *e = engine_threads_create(workers);
 	struct runtime *rt;
 	ASSERT_EQ(rt_create(&rt, &cfg, p, kv, e, err, sizeof err), 0);
-	struct park_ctx c;
-	atomic_init(&c.task.ran, 0);
 	/* Parks never time out: only a notify can run the task (a lost
 	 * wakeup ends the run through the watchdog, and run returns -ETIMEDOUT). */
-	ASSERT_EQ(e->ops->run(e, rt, start_when_all_parked, &c), 0);
+	int32_t ran_on;
+	uint32_t asleep = spawn_onto_sleepers(e, rt, parked, &ran_on);
 	struct worker_stats tot;
 	rt_total_stats(rt, &tot);
-	ASSERT_EQ(c.parked_seen, workers);
-	ASSERT_EQ(atomic_load(&c.task.ran), 1);
+	ASSERT_EQ(asleep, workers);
+	ASSERT(ran_on >= 0);
 	ASSERT(tot.unparks_notify >= 1);
 	ASSERT_U64_EQ(tot.unparks_timeout, 0);
 	ASSERT_U64_EQ(tot.global_tasks, 1);

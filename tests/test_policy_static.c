@@ -361,50 +361,18 @@ static void subtrees_stay_home(void)
 
 /* ---- a remote push wakes exactly the parked worker it was dealt to ---- */
 
-struct one_shot {
-	struct task task;
-	_Atomic uint32_t ran_on;
-};
-
-static enum task_poll one_shot_poll(struct task *t, struct worker *w)
-{
-	struct one_shot *o = (struct one_shot *)t;
-	atomic_store(&o->ran_on, w->index);
-	rt_finish(w->rt, w);
-	return TASK_DONE;
-}
-
-static const struct task_vtable one_shot_vt = { .name = "one-shot", .poll = one_shot_poll };
-
-struct park_ctx {
-	struct one_shot task;
-	uint32_t parked_seen;
-};
-
-static void start_when_all_parked(struct runtime *rt, void *arg)
-{
-	struct park_ctx *c = arg;
-	struct timespec ms = { 0, 1000000 };
-	for (int i = 0; i < 10000 && atomic_load(&rt->idle.num_parked) < rt->nworkers; i++)
-		nanosleep(&ms, NULL);
-	c->parked_seen = atomic_load(&rt->idle.num_parked);
-	rt->start_ns = rt_now(rt, NULL);
-	task_init(&c->task.task, &one_shot_vt);
-	rt_spawn_remote(rt, &c->task.task);	/* the first deal: worker 0 */
-}
-
 static void remote_push_wakes_its_worker(void)
 {
 	const uint32_t workers = 3;
 	struct engine *e;
 	struct runtime *rt = hand_runtime(workers, 3, NULL, &e);
-	struct park_ctx c;
-	atomic_init(&c.task.ran_on, UINT32_MAX);
 	/* Parks never time out: only the targeted unpark can run the task (a
-	 * lost wakeup ends the run through the watchdog: -ETIMEDOUT). */
-	ASSERT_EQ(e->ops->run(e, rt, start_when_all_parked, &c), 0);
-	ASSERT_EQ(c.parked_seen, workers);
-	ASSERT_EQ(atomic_load(&c.task.ran_on), 0);
+	 * lost wakeup ends the run through the watchdog: -ETIMEDOUT). The
+	 * first remote task is dealt to worker 0. */
+	int32_t ran_on;
+	uint32_t asleep = spawn_onto_sleepers(e, rt, idle_parked, &ran_on);
+	ASSERT_EQ(asleep, workers);
+	ASSERT_EQ(ran_on, 0);
 	ASSERT_U64_EQ(rt->workers[0].st.unparks_notify, 1);
 	for (uint32_t i = 1; i < workers; i++)
 		ASSERT_U64_EQ(rt->workers[i].st.unparks_notify, 0);	/* only the stop */

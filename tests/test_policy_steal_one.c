@@ -185,39 +185,6 @@ static void more_than_64_workers_refused(void)
 
 /* ---- remote spawn onto fully parked workers ---- */
 
-struct one_shot {
-	struct task task;
-	_Atomic int ran;
-};
-
-static enum task_poll one_shot_poll(struct task *t, struct worker *w)
-{
-	struct one_shot *o = (struct one_shot *)t;
-	atomic_store(&o->ran, 1);
-	rt_finish(w->rt, w);
-	return TASK_DONE;
-}
-
-static const struct task_vtable one_shot_vt = { .name = "one-shot", .poll = one_shot_poll };
-
-struct park_ctx {
-	struct one_shot task;
-	uint32_t parked_seen;
-};
-
-static void start_when_all_parked(struct runtime *rt, void *arg)
-{
-	struct park_ctx *c = arg;
-	/* Waiting (bounded) for a state, not timing anything. */
-	struct timespec ms = { 0, 1000000 };
-	for (int i = 0; i < 5000 && atomic_load(&rt->idle.num_parked) < rt->nworkers; i++)
-		nanosleep(&ms, NULL);
-	c->parked_seen = atomic_load(&rt->idle.num_parked);
-	rt->start_ns = rt_now(rt, NULL);
-	task_init(&c->task.task, &one_shot_vt);
-	rt_spawn_remote(rt, &c->task.task);
-}
-
 static void remote_spawn_wakes_parked_worker(void)
 {
 	/* The default: parked until notified. Only a notify can end this
@@ -225,14 +192,13 @@ static void remote_spawn_wakes_parked_worker(void)
 	const uint32_t workers = 4;
 	struct engine *e;
 	struct runtime *rt = hand_runtime(workers, NULL, &e);
-	struct park_ctx c;
-	atomic_init(&c.task.ran, 0);
-	ASSERT_EQ(e->ops->run(e, rt, start_when_all_parked, &c), 0);
+	int32_t ran_on;
+	uint32_t asleep = spawn_onto_sleepers(e, rt, idle_parked, &ran_on);
 
 	struct worker_stats tot;
 	rt_total_stats(rt, &tot);
-	ASSERT_EQ(c.parked_seen, workers);
-	ASSERT_EQ(atomic_load(&c.task.ran), 1);
+	ASSERT_EQ(asleep, workers);
+	ASSERT(ran_on >= 0);
 	ASSERT(tot.unparks_notify >= 1);
 	ASSERT_EQ(tot.unparks_timeout, 0);
 	ASSERT_EQ(tot.global_tasks, 1);
