@@ -14,9 +14,8 @@
  * utilization 750 / (4 * 350) = 53.6% (REFERENCE.md section 5); a policy
  * that balances approaches 750 / 4 = 187.5 ms.
  *
- * Placed tasks can be polled as soon as the workers start, a moment before
- * the harness takes the start time and calls `start`; a partition root
- * waits for `start` inside its first poll (wait_for_start).
+ * Placed tasks can be polled as soon as the workers start; the engine has
+ * taken the start time before releasing them.
  *
  * Verify checks that every leaf ran exactly once, that the compute the
  * leaves declared adds up to the partitions' totals, and that every task of
@@ -84,9 +83,6 @@ struct im {
 	 * (the same clock and overrun repayment the workers use). */
 	struct engine *seq_engine;
 	struct worker *seq_worker;
-	/* Set (release) by start, after the start time was taken; read
-	 * (acquire) by partition roots (wait_for_start). */
-	CACHE_ALIGNED _Atomic uint32_t go;
 	/* Partitions not yet done; the last to finish ends the run. */
 	CACHE_ALIGNED _Atomic uint32_t parts_left;
 };
@@ -94,28 +90,6 @@ struct im {
 static uint64_t leaf_ns(const struct im *m, const struct im_part *pt, uint32_t i)
 {
 	return i + 1 < pt->leaves ? m->task_ns : pt->total_ns - (uint64_t)(pt->leaves - 1) * m->task_ns;
-}
-
-/*
- * Placed roots can be polled as soon as the workers pass the engine's start
- * barrier, before the harness thread records the start time and calls
- * `start`. A root therefore waits for the start flag inside its first poll:
- * no work happens before the clock starts, and the tick that polls the
- * root ends after the flag is seen, so the flag's acquire (pairing with the
- * release in im_start, which follows the start-time write) orders the
- * core's read of the start time at the tick's end after its write. Yielding
- * instead would end ticks before the start time is written and race with
- * it. The wait lasts the harness thread's next few instructions: the
- * threads engine calls start right after releasing the workers, and the
- * simulator calls it before any step, so there it never waits.
- */
-static void wait_for_start(struct im *m)
-{
-	while (!atomic_load_explicit(&m->go, memory_order_acquire)) {
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#endif
-	}
 }
 
 static const struct task_vtable im_vt;
@@ -139,8 +113,6 @@ static enum task_poll im_poll(struct task *t, struct worker *w)
 	struct im *m = w->rt->user;
 
 	if (!nd->spawned) {
-		if (!nd->task.cont)
-			wait_for_start(m);
 		struct im_worker *pw = &m->w[w->index];
 		const struct im_part *pt = &m->part[nd->part];
 		pw->tasks++;
@@ -233,7 +205,6 @@ static void *im_create(const double *p, uint32_t workers, uint64_t seed)
 			m->nonempty++;
 		}
 	}
-	atomic_init(&m->go, 0);
 	atomic_init(&m->parts_left, m->nonempty);
 	m->ran = calloc(m->total_leaves ? m->total_leaves : 1, 1);
 	m->w = aligned_alloc(CACHE_LINE, m->workers * sizeof *m->w);
@@ -264,8 +235,6 @@ static void im_start(void *inst, struct runtime *rt)
 {
 	struct im *m = inst;
 	m->parallel_ran = true;
-	/* Release: pairs with the roots' acquire; the clock started before. */
-	atomic_store_explicit(&m->go, 1, memory_order_release);
 	if (!m->placed)		/* a driver without a place step */
 		for (uint32_t i = 0; i < IM_PARTS; i++)
 			if (m->part[i].leaves)
