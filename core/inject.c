@@ -13,7 +13,6 @@ void inject_init(struct inject *q)
 	CHECK_MSG(q->buf, "out of memory for the global queue");
 	q->cap = INJECT_INITIAL_CAP;
 	q->head = 0;
-	q->lock_acquisitions = 0;
 	atomic_init(&q->len, 0);
 }
 
@@ -46,7 +45,6 @@ void inject_push_many(struct inject *q, struct task *const *ts, size_t n)
 	if (n == 0)
 		return;
 	pthread_mutex_lock(&q->lock);
-	q->lock_acquisitions++;
 	size_t len = atomic_load_explicit(&q->len, memory_order_relaxed);
 	if (len + n > q->cap)
 		grow(q, len, len + n);
@@ -63,7 +61,6 @@ size_t inject_pop_batch(struct inject *q, struct task **out, size_t max)
 	if (max == 0 || inject_len(q) == 0)
 		return 0;
 	pthread_mutex_lock(&q->lock);
-	q->lock_acquisitions++;
 	size_t len = atomic_load_explicit(&q->len, memory_order_relaxed);
 	size_t n = len < max ? len : max;
 	size_t mask = q->cap - 1;

@@ -24,7 +24,6 @@ struct inject {
 	CACHE_ALIGNED pthread_mutex_t lock;
 	struct task **buf;		/* under lock; capacity a power of two */
 	size_t cap, head;		/* under lock */
-	uint64_t lock_acquisitions;	/* under lock */
 	CACHE_ALIGNED _Atomic size_t len;	/* written under lock, read anywhere */
 };
 

@@ -50,11 +50,4 @@ static inline uint32_t rng_below(struct rng *r, uint32_t n)
 	return (uint32_t)(((uint64_t)rng_next(r) * n) >> 32);
 }
 
-/* Uniform double in [0, 1). */
-static inline double rng_unit(struct rng *r)
-{
-	uint64_t hi = rng_next(r), lo = rng_next(r);
-	return (double)((hi << 21) ^ lo) * 0x1p-53;
-}
-
 #endif

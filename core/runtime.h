@@ -215,11 +215,6 @@ static inline bool rt_finished(struct runtime *rt)
 	return atomic_load_explicit(&rt->finished, memory_order_acquire) != RT_RUNNING;
 }
 
-static inline bool rt_aborted(struct runtime *rt)
-{
-	return atomic_load_explicit(&rt->finished, memory_order_acquire) == RT_ABORTED;
-}
-
 /* Tasks completed so far, summed over workers (any thread; approximate
  * while the run goes on). */
 uint64_t rt_progress(struct runtime *rt);
