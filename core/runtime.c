@@ -262,6 +262,32 @@ __attribute__((noinline)) void rt_push_local_overflow(struct worker *w, struct t
 	inject_push_many(&w->rt->inject, out.tasks, out.n);
 }
 
+void rt_idle_notify(struct runtime *rt, struct worker *w)
+{
+	idle_fence_publish();
+	if (!idle_should_wake(&rt->idle))
+		return;
+	int id = idle_claim_parked(&rt->idle);
+	if (id < 0)
+		return;
+	if (w)
+		w->st.notifies++;
+	rt->engine->ops->unpark(rt->engine, (uint32_t)id);
+}
+
+void rt_idle_unparked(struct worker *w, enum park_wake how)
+{
+	if (idle_wake_was_claim(&w->rt->idle, w->index)) {
+		/* The claimer counted us as a searcher. */
+		w->searching = true;
+		w->st.unparks_notify++;
+	} else if (how == PARK_TIMEOUT) {
+		w->st.unparks_timeout++;
+	} else {
+		w->st.unparks_spurious++;
+	}
+}
+
 void rt_total_stats(const struct runtime *rt, struct worker_stats *out)
 {
 	memset(out, 0, sizeof *out);

@@ -276,6 +276,37 @@ static inline void rt_push_local(struct worker *w, struct task *t)
 		rt_push_local_overflow(w, t);
 }
 
+/*
+ * The wake side of the bitmap idle state (idle.h), for policies that use it
+ * (volt, locality, steal-one):
+ *
+ *   rt_idle_notify        publisher side of the Dekker pair: after making a
+ *                         task visible, wake the lowest parked worker if
+ *                         nobody searches (it counts as a searcher from the
+ *                         claim on). w is the caller, or NULL outside workers.
+ *   rt_idle_notify_local  after a push into the caller's own queue: the
+ *                         pushing worker runs the task if nobody else does,
+ *                         so this wake is for parallelism, not correctness;
+ *                         a relaxed look skips the fence when nobody sleeps
+ *                         or somebody already searches (a stale look is made
+ *                         good by a later push or a searcher's chain).
+ *   rt_idle_unparked      after the engine's park returns: claimed (the
+ *                         claimer counted us as a searcher), or a timeout, or
+ *                         a stale permit, as the unpark counters record.
+ */
+void rt_idle_notify(struct runtime *rt, struct worker *w);
+
+static inline void rt_idle_notify_local(struct worker *w)
+{
+	struct idle *s = &w->rt->idle;
+	if (__builtin_expect(atomic_load_explicit(&s->num_parked, memory_order_relaxed) == 0 ||
+			     atomic_load_explicit(&s->num_searching, memory_order_relaxed) != 0, 1))
+		return;
+	rt_idle_notify(w->rt, w);
+}
+
+void rt_idle_unparked(struct worker *w, enum park_wake how);
+
 /* n zeroed objects of `size` in whole cache lines, cache-line aligned. */
 void *rt_alloc_lines(size_t n, size_t size);
 

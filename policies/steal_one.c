@@ -163,42 +163,18 @@ static void so_destroy(struct runtime *rt)
 	rt->pstate = NULL;
 }
 
-/* Wake a parked worker if nobody is searching (publisher side of idle.h). */
-static void so_notify(struct runtime *rt, struct worker *w)
-{
-	idle_fence_publish();
-	if (!idle_should_wake(&rt->idle))
-		return;
-	int id = idle_claim_parked(&rt->idle);
-	if (id < 0)
-		return;
-	if (w)
-		w->st.notifies++;
-	rt->engine->ops->unpark(rt->engine, (uint32_t)id);
-}
-
-/* After a local push: the relaxed peek described in the header. */
-static inline void so_notify_local(struct worker *w)
-{
-	struct idle *s = &w->rt->idle;
-	if (__builtin_expect(atomic_load_explicit(&s->num_parked, memory_order_relaxed) == 0 ||
-			     atomic_load_explicit(&s->num_searching, memory_order_relaxed) != 0, 1))
-		return;
-	so_notify(w->rt, w);
-}
-
 static void so_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 {
 	(void)kind;	/* spawn, wake and re-poll all go to the bottom */
 	deque_push(SW(w)->dq, t);
 	w->st.local_pushes++;
-	so_notify_local(w);
+	rt_idle_notify_local(w);
 }
 
 static void so_schedule_remote(struct runtime *rt, struct task *t)
 {
 	inject_push(&rt->inject, t);
-	so_notify(rt, NULL);
+	rt_idle_notify(rt, NULL);
 }
 
 /* Remote spawns: up to global_batch tasks in one lock acquisition. The
@@ -219,7 +195,7 @@ static struct task *global_pop(struct worker *w)
 		for (size_t i = got; i-- > 1;)
 			deque_push(SW(w)->dq, buf[i]);
 		w->st.local_pushes += got - 1;
-		so_notify_local(w);
+		rt_idle_notify_local(w);
 	}
 	return buf[0];
 }
@@ -231,7 +207,7 @@ static void leave_searching(struct worker *w)
 	w->searching = false;
 	if (idle_leave_searching(&w->rt->idle)) {
 		uint64_t before = w->st.notifies;
-		so_notify(w->rt, w);
+		rt_idle_notify(w->rt, w);
 		w->st.last_searcher_notifies += w->st.notifies - before;
 	}
 }
@@ -332,7 +308,7 @@ static bool so_park(struct worker *w, uint64_t *timeout_ns)
 	idle_fence_recheck();
 	if (any_queue_nonempty(rt)) {
 		uint64_t before = w->st.notifies;
-		so_notify(rt, w);
+		rt_idle_notify(rt, w);
 		if (last)
 			w->st.last_searcher_notifies += w->st.notifies - before;
 	}
@@ -343,15 +319,7 @@ static bool so_park(struct worker *w, uint64_t *timeout_ns)
 static void so_unparked(struct worker *w, enum park_wake how)
 {
 	SW(w)->fails = 0;
-	if (idle_wake_was_claim(&w->rt->idle, w->index)) {
-		/* The claimer counted us as a searcher. */
-		w->searching = true;
-		w->st.unparks_notify++;
-	} else if (how == PARK_TIMEOUT) {
-		w->st.unparks_timeout++;
-	} else {
-		w->st.unparks_spurious++;
-	}
+	rt_idle_unparked(w, how);
 }
 
 /* Stall report (workers stopped): the deques, which rt_dump's ring view

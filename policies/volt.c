@@ -189,40 +189,10 @@ void volt_destroy(struct runtime *rt)
 	rt->pstate = NULL;
 }
 
-/* Wake a parked worker if nobody is searching (publisher side of idle.h). */
-static void volt_notify(struct runtime *rt, struct worker *w)
-{
-	idle_fence_publish();
-	if (!idle_should_wake(&rt->idle))
-		return;
-	int id = idle_claim_parked(&rt->idle);
-	if (id < 0)
-		return;
-	if (w)
-		w->st.notifies++;
-	rt->engine->ops->unpark(rt->engine, (uint32_t)id);
-}
-
-/*
- * Local publication. The pushing worker runs what it pushed if nobody else
- * does, so this notify is for parallelism, not for correctness: a relaxed
- * look at the idle state skips the fence in the common case where nobody
- * sleeps or somebody already searches. If the look is stale, the wake comes
- * with one of this worker's next pushes, or from a searcher's chain.
- */
-static inline void volt_notify_local(struct worker *w)
-{
-	struct idle *s = &w->rt->idle;
-	if (atomic_load_explicit(&s->num_parked, memory_order_relaxed) == 0 ||
-	    atomic_load_explicit(&s->num_searching, memory_order_relaxed) != 0)
-		return;
-	volt_notify(w->rt, w);
-}
-
 static __attribute__((noinline)) void schedule_parking(struct worker *w, struct task *t)
 {
 	inject_push(&w->rt->inject, t);
-	volt_notify(w->rt, w);
+	rt_idle_notify(w->rt, w);
 }
 
 void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
@@ -249,13 +219,13 @@ void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 		t = prev;
 	}
 	rt_push_local(w, t);
-	volt_notify_local(w);
+	rt_idle_notify_local(w);
 }
 
 void volt_schedule_remote(struct runtime *rt, struct task *t)
 {
 	inject_push(&rt->inject, t);
-	volt_notify(rt, NULL);
+	rt_idle_notify(rt, NULL);
 }
 
 uint32_t volt_tick_begin(struct worker *w)
@@ -436,7 +406,7 @@ static void leave_searching(struct worker *w)
 	w->searching = false;
 	if (idle_leave_searching(&w->rt->idle) && !V(w->rt)->skip_last_searcher) {
 		uint64_t before = w->st.notifies;
-		volt_notify(w->rt, w);
+		rt_idle_notify(w->rt, w);
 		w->st.last_searcher_notifies += w->st.notifies - before;
 	}
 }
@@ -548,7 +518,7 @@ bool volt_park(struct worker *w, uint64_t *timeout_ns)
 		idle_fence_recheck();
 		if ((last || atomic_load_explicit(&rt->idle.num_searching, memory_order_seq_cst) == 0) &&
 		    any_queue_nonempty(rt))
-			volt_notify(rt, w);
+			rt_idle_notify(rt, w);
 	}
 	*timeout_ns = V(rt)->park_ns;
 	return true;
@@ -557,15 +527,7 @@ bool volt_park(struct worker *w, uint64_t *timeout_ns)
 void volt_unparked(struct worker *w, enum park_wake how)
 {
 	atomic_store_explicit(&w->sh->transitioning_to_park, false, memory_order_relaxed);
-	if (idle_wake_was_claim(&w->rt->idle, w->index)) {
-		/* The claimer counted us as a searcher. */
-		w->searching = true;
-		w->st.unparks_notify++;
-	} else if (how == PARK_TIMEOUT) {
-		w->st.unparks_timeout++;
-	} else {
-		w->st.unparks_spurious++;
-	}
+	rt_idle_unparked(w, how);
 }
 
 /*
