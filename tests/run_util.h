@@ -42,6 +42,40 @@ static inline void apply_settings(const struct knob_def *defs, size_t n, double 
 	}
 }
 
+/*
+ * A runtime the test thread drives by hand, acting as the owner of its
+ * workers (worker_run_task, policy ops called directly), or runs with
+ * e->ops->run. The policy's check must accept the configuration.
+ */
+static inline struct runtime *hand_runtime_for(const struct policy *p, uint32_t workers,
+					       uint64_t seed, uint64_t watchdog_ns,
+					       const char *const *knobs, struct engine **e)
+{
+	double kv[64];
+	ASSERT(p->nknobs <= 64);
+	apply_settings(p->knobs, p->nknobs, kv, knobs);
+	struct rt_config cfg = { .workers = workers, .seed = seed, .sample_period = 0,
+				 .hist_digits = 2, .watchdog_ns = watchdog_ns };
+	char err[256];
+	if (p->check && p->check(&cfg, kv, err, sizeof err) != 0)
+		TEST_FAIL("%s check: %s", p->name, err);
+	*e = engine_threads_create(workers);
+	ASSERT(*e);
+	struct runtime *rt;
+	if (rt_create(&rt, &cfg, p, kv, *e, err, sizeof err) != 0)
+		TEST_FAIL("rt_create: %s", err);
+	return rt;
+}
+
+static const struct task_vtable dummy_vt = { .name = "dummy" };
+
+/* Spawn a task that is never polled, to watch where the policy puts it. */
+static inline void spawn_dummy(struct worker *w, struct task *t)
+{
+	task_init(t, &dummy_vt);
+	rt_spawn(w, t);
+}
+
 static void run_start(struct runtime *rt, void *arg)
 {
 	const struct workload *wl = arg;

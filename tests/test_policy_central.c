@@ -81,26 +81,12 @@ static void fib_70_workers(void)
 
 /* ---- the sleep protocol, by hand ---- */
 
-static const struct task_vtable dummy_vt = { .name = "dummy" };
-
 /* A runtime the test thread drives by hand, as the owner of every worker
  * in turn (the engine's threads never start). */
 static struct runtime *hand_runtime(uint32_t workers, const char *const *knobs,
 				    struct engine **e)
 {
-	const struct policy *p = central();
-	double kv[8];
-	ASSERT(p->nknobs <= 8);
-	apply_settings(p->knobs, p->nknobs, kv, knobs);
-	struct rt_config cfg = { .workers = workers, .seed = 1, .sample_period = 0,
-				 .hist_digits = 2,
-				 .watchdog_ns = 20000000000ull };
-	char err[256];
-	*e = engine_threads_create(workers);
-	struct runtime *rt;
-	if (rt_create(&rt, &cfg, p, kv, *e, err, sizeof err) != 0)
-		TEST_FAIL("rt_create: %s", err);
-	return rt;
+	return hand_runtime_for(central(), workers, 1, 20000000000ull, knobs, e);
 }
 
 static uint32_t parked(struct runtime *rt)

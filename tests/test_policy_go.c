@@ -20,17 +20,7 @@ static const struct task_vtable done_vt = { .name = "done", .poll = done_poll };
 static struct runtime *hand_runtime(uint32_t workers, const char *const *knobs,
 				    struct engine **e)
 {
-	double kv[GO_NKNOBS];
-	apply_settings(policy_go.knobs, policy_go.nknobs, kv, knobs);
-	struct rt_config cfg = { .workers = workers, .seed = 1, .sample_period = 0,
-				 .hist_digits = 2 };
-	char err[256];
-	*e = engine_threads_create(workers);
-	ASSERT(*e);
-	struct runtime *rt;
-	if (rt_create(&rt, &cfg, &policy_go, kv, *e, err, sizeof err) != 0)
-		TEST_FAIL("rt_create: %s", err);
-	return rt;
+	return hand_runtime_for(&policy_go, workers, 1, 0, knobs, e);
 }
 
 static void hand_destroy(struct runtime *rt, struct engine *e)

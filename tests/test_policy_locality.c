@@ -43,23 +43,10 @@ static void fib25_all(void)
 
 /* ---- hand-driven runtimes ---- */
 
-static const struct task_vtable dummy_vt = { .name = "dummy" };
-
 static struct runtime *hand_runtime(uint32_t workers, const char *const *knobs,
 				    struct engine **e)
 {
-	double kv[LOC_NKNOBS];
-	ASSERT_EQ(policy_locality.nknobs, LOC_NKNOBS);
-	apply_settings(policy_locality.knobs, policy_locality.nknobs, kv, knobs);
-	struct rt_config cfg = { .workers = workers, .seed = 7, .sample_period = 0,
-				 .hist_digits = 2 };
-	char err[256];
-	ASSERT_EQ(policy_locality.check(&cfg, kv, err, sizeof err), 0);
-	*e = engine_threads_create(workers);
-	struct runtime *rt;
-	if (rt_create(&rt, &cfg, &policy_locality, kv, *e, err, sizeof err) != 0)
-		TEST_FAIL("rt_create: %s", err);
-	return rt;
+	return hand_runtime_for(&policy_locality, workers, 7, 0, knobs, e);
 }
 
 static void hand_destroy(struct runtime *rt, struct engine *e)

@@ -31,28 +31,10 @@ static uint32_t jec(uint64_t c)
 
 enum { AWAKE = 0, SLEEPING = 1, NOTIFIED = 2 };
 
-static const struct task_vtable dummy_vt = { .name = "dummy" };
-
 static struct runtime *hand_runtime(uint32_t workers, const char *const *knobs,
 				    struct engine **e)
 {
-	double kv[64];
-	apply_settings(policy_rayon.knobs, policy_rayon.nknobs, kv, knobs);
-	struct rt_config cfg = { .workers = workers, .seed = 1, .sample_period = 0,
-				 .hist_digits = 2 };
-	char err[256];
-	ASSERT_EQ(policy_rayon.check(&cfg, kv, err, sizeof err), 0);
-	*e = engine_threads_create(workers);
-	struct runtime *rt;
-	if (rt_create(&rt, &cfg, &policy_rayon, kv, *e, err, sizeof err) != 0)
-		TEST_FAIL("rt_create: %s", err);
-	return rt;
-}
-
-static void spawn(struct worker *w, struct task *t)
-{
-	task_init(t, &dummy_vt);
-	rt_spawn(w, t);
+	return hand_runtime_for(&policy_rayon, workers, 1, 0, knobs, e);
 }
 
 static void spawn_remote(struct runtime *rt, struct task *t)
@@ -98,10 +80,10 @@ static void jec_protocol(void)
 
 	ASSERT_U64_EQ(word(rt), 0);
 	/* A post makes the (even) JEC odd. */
-	spawn(w1, &a);
+	spawn_dummy(w1, &a);
 	ASSERT_EQ(jec(word(rt)), 1);
 	/* The owner pops LIFO; a post with the JEC odd leaves it. */
-	spawn(w1, &b);
+	spawn_dummy(w1, &b);
 	ASSERT_EQ(jec(word(rt)), 1);
 	ASSERT(p->find_work(w1) == &b);
 	ASSERT(p->find_work(w1) == &a);
@@ -116,7 +98,7 @@ static void jec_protocol(void)
 	idle_rounds(w0, 1);
 	ASSERT_EQ(jec(word(rt)), 2);
 	/* A post makes it odd again... */
-	spawn(w1, &c);
+	spawn_dummy(w1, &c);
 	ASSERT_EQ(jec(word(rt)), 3);
 	/* ...so the sleepy worker does not sleep: it searches again. */
 	ASSERT(!p->park(w0, &timeout));
@@ -155,7 +137,7 @@ static void jec_protocol(void)
 	 * at its tick's start) makes it active when popped. */
 	ASSERT(p->find_work(w0) == NULL);
 	ASSERT_EQ(inactive(word(rt)), 1);
-	spawn(w0, &a);
+	spawn_dummy(w0, &a);
 	ASSERT(p->find_work(w0) == &a);
 	ASSERT_EQ(inactive(word(rt)), 0);
 	rt_destroy(rt);
@@ -209,12 +191,12 @@ static void wake_counts(void)
 
 	/* Worker 3's first push: the deque was empty, no awake idle thread
 	 * (inactive 3 = sleeping 3): wake one. */
-	spawn(&w[3], &t[0]);
+	spawn_dummy(&w[3], &t[0]);
 	ASSERT_EQ(w[3].st.notifies, 1);
 	ASSERT_EQ(rayon_sleep_flag(rt, 0), NOTIFIED);
 	ASSERT_EQ(rayon_sleep_flag(rt, 1), SLEEPING);
 	/* A second push onto the non-empty deque: wake one more. */
-	spawn(&w[3], &t[1]);
+	spawn_dummy(&w[3], &t[1]);
 	ASSERT_EQ(w[3].st.notifies, 2);
 	ASSERT_EQ(rayon_sleep_flag(rt, 1), NOTIFIED);
 	ASSERT_EQ(rayon_sleep_flag(rt, 2), SLEEPING);
@@ -239,11 +221,11 @@ static void wake_counts(void)
 	ASSERT_EQ(inactive(word(rt)), 2);
 	/* A post onto an empty deque: the awake idle worker is counted as
 	 * its taker, nobody is woken. */
-	spawn(&w[3], &t[2]);
+	spawn_dummy(&w[3], &t[2]);
 	ASSERT_EQ(w[3].st.notifies, 2);
 	ASSERT_EQ(rayon_sleep_flag(rt, 4), SLEEPING);
 	/* A second post, the deque non-empty now: wake the sleeper. */
-	spawn(&w[3], &t[3]);
+	spawn_dummy(&w[3], &t[3]);
 	ASSERT_EQ(w[3].st.notifies, 3);
 	ASSERT_EQ(rayon_sleep_flag(rt, 4), NOTIFIED);
 	rt_destroy(rt);
@@ -287,8 +269,8 @@ static void fixed_sweep_start(void)
 	struct runtime *rt = hand_runtime(4, knobs, &e);
 	struct worker *w = rt->workers;
 	struct task a, b;
-	spawn(&w[0], &a);
-	spawn(&w[2], &b);
+	spawn_dummy(&w[0], &a);
+	spawn_dummy(&w[2], &b);
 	ASSERT(policy_rayon.find_work(&w[1]) == &b);	/* 2 before 0 */
 	ASSERT_EQ(w[1].st.steal_attempts, 1);
 	ASSERT(policy_rayon.find_work(&w[3]) == &a);	/* 0 after 3 */

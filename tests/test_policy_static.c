@@ -81,24 +81,10 @@ static void fib25_all(void)
 
 /* ---- hand-driven dealing ---- */
 
-static const struct task_vtable dummy_vt = { .name = "dummy" };
-
 static struct runtime *hand_runtime(uint32_t workers, uint64_t seed, const char *const *knobs,
 				    struct engine **e)
 {
-	const struct policy *p = sp();
-	double kv[16];
-	ASSERT(p->nknobs <= 16);
-	apply_settings(p->knobs, p->nknobs, kv, knobs);
-	struct rt_config cfg = { .workers = workers, .seed = seed, .sample_period = 0,
-				 .hist_digits = 2,
-				 .watchdog_ns = 20000000000ull };
-	char err[256];
-	*e = engine_threads_create(workers);
-	struct runtime *rt;
-	if (rt_create(&rt, &cfg, p, kv, *e, err, sizeof err) != 0)
-		TEST_FAIL("rt_create: %s", err);
-	return rt;
+	return hand_runtime_for(sp(), workers, seed, 20000000000ull, knobs, e);
 }
 
 static void hand_destroy(struct runtime *rt, struct engine *e)

@@ -12,28 +12,10 @@
 
 extern const struct policy policy_steal_one;
 
-static const struct task_vtable dummy_vt = { .name = "dummy" };
-
 static struct runtime *hand_runtime(uint32_t workers, const char *const *knobs,
 				    struct engine **e)
 {
-	double kv[64];
-	apply_settings(policy_steal_one.knobs, policy_steal_one.nknobs, kv, knobs);
-	struct rt_config cfg = { .workers = workers, .seed = 1, .sample_period = 0,
-				 .hist_digits = 2 };
-	char err[256];
-	ASSERT_EQ(policy_steal_one.check(&cfg, kv, err, sizeof err), 0);
-	*e = engine_threads_create(workers);
-	struct runtime *rt;
-	if (rt_create(&rt, &cfg, &policy_steal_one, kv, *e, err, sizeof err) != 0)
-		TEST_FAIL("rt_create: %s", err);
-	return rt;
-}
-
-static void spawn(struct worker *w, struct task *t)
-{
-	task_init(t, &dummy_vt);
-	rt_spawn(w, t);
+	return hand_runtime_for(&policy_steal_one, workers, 1, 0, knobs, e);
 }
 
 /* The owner pops its newest task; a thief takes the oldest, one per steal. */
@@ -45,7 +27,7 @@ static void lifo_owner_oldest_to_thief(void)
 	struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
 	struct task t[5];
 	for (int i = 0; i < 5; i++)
-		spawn(w0, &t[i]);
+		spawn_dummy(w0, &t[i]);
 	ASSERT_EQ(w0->st.local_pushes, 5);
 	ASSERT(p->find_work(w0) == &t[4]);
 	ASSERT(p->find_work(w1) == &t[0]);	/* the only victim, its oldest */
@@ -79,7 +61,7 @@ static void park_recheck_claims(void)
 	struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
 	struct task t;
 	ASSERT(p->find_work(w1) == NULL);	/* w1 searched, found nothing */
-	spawn(w0, &t);				/* w1 searches: no notify */
+	spawn_dummy(w0, &t);				/* w1 searches: no notify */
 	ASSERT_EQ(w0->st.notifies, 0);
 	uint64_t timeout = 0;
 	ASSERT(p->park(w1, &timeout));
@@ -100,7 +82,7 @@ static void park_recheck_claims(void)
 	ASSERT(p->find_work(w1) == NULL);
 	ASSERT(w1->searching);
 	ASSERT_EQ(atomic_load(&rt->idle.num_searching), 1);
-	spawn(w1, &t);
+	spawn_dummy(w1, &t);
 	ASSERT(p->find_work(w1) == &t);
 	ASSERT(!w1->searching);
 	ASSERT_EQ(atomic_load(&rt->idle.num_searching), 0);
@@ -121,7 +103,7 @@ static void victim_sweep_covers_all(void)
 	for (int i = 0; i < 64; i++) {
 		struct worker *owner = &rt->workers[i % 4 == 1 ? 0 : i % 4];
 		uint64_t a = rt->workers[1].st.steal_attempts;
-		spawn(owner, &t[i]);
+		spawn_dummy(owner, &t[i]);
 		ASSERT(p->find_work(&rt->workers[1]) == &t[i]);
 		ASSERT(rt->workers[1].st.steal_attempts - a <= 3);
 	}

@@ -10,26 +10,12 @@
 #include "policies/tokio.h"
 #include "run_util.h"
 
-static const struct task_vtable dummy_vt = { .name = "dummy" };
-
 /* A runtime the test thread drives by hand as the owner of every worker
  * (the engine never runs: unparks only leave permits). */
 static struct runtime *hand_runtime(const struct policy *p, uint32_t workers,
 				    const char *const *knobs, struct engine **e)
 {
-	double kv[TOKIO_NKNOBS];
-	apply_settings(p->knobs, p->nknobs, kv, knobs);
-	struct rt_config cfg = { .workers = workers, .seed = 1, .sample_period = 0,
-				 .hist_digits = 2 };
-	char err[256];
-	if (p->check(&cfg, kv, err, sizeof err) != 0)
-		TEST_FAIL("check: %s", err);
-	*e = engine_threads_create(workers);
-	ASSERT(*e);
-	struct runtime *rt;
-	if (rt_create(&rt, &cfg, p, kv, *e, err, sizeof err) != 0)
-		TEST_FAIL("rt_create: %s", err);
-	return rt;
+	return hand_runtime_for(p, workers, 1, 0, knobs, e);
 }
 
 static void hand_destroy(struct runtime *rt, struct engine *e)

@@ -10,28 +10,11 @@
 #include "policies/volt.h"
 #include "run_util.h"
 
-static const struct task_vtable dummy_vt = { .name = "dummy" };
-
 /* A runtime the test thread drives by hand as worker 0's owner. */
 static struct runtime *hand_runtime(uint32_t workers, const char *const *knobs,
 				    struct engine **e)
 {
-	double kv[VOLT_NKNOBS];
-	apply_settings(policy_volt.knobs, policy_volt.nknobs, kv, knobs);
-	struct rt_config cfg = { .workers = workers, .seed = 1, .sample_period = 0,
-				 .hist_digits = 2 };
-	char err[256];
-	*e = engine_threads_create(workers);
-	struct runtime *rt;
-	if (rt_create(&rt, &cfg, &policy_volt, kv, *e, err, sizeof err) != 0)
-		TEST_FAIL("rt_create: %s", err);
-	return rt;
-}
-
-static void spawn(struct worker *w, struct task *t)
-{
-	task_init(t, &dummy_vt);
-	rt_spawn(w, t);
+	return hand_runtime_for(&policy_volt, workers, 1, 0, knobs, e);
 }
 
 /* Three LIFO polls per tick; the fourth comes from the ring, and the task
@@ -45,16 +28,16 @@ static void lifo_cap(void)
 	struct task r0, t[5];
 
 	ASSERT_EQ(p->tick_begin(w), 128);
-	spawn(w, &r0);			/* LIFO: r0 */
-	spawn(w, &t[0]);		/* LIFO: t0, ring: r0 */
+	spawn_dummy(w, &r0);			/* LIFO: r0 */
+	spawn_dummy(w, &t[0]);		/* LIFO: t0, ring: r0 */
 	ASSERT_EQ(ring_len(&w->sh->ring), 1);
 	ASSERT(p->find_work(w) == &t[0]);
-	spawn(w, &t[1]);
+	spawn_dummy(w, &t[1]);
 	ASSERT(p->find_work(w) == &t[1]);
-	spawn(w, &t[2]);
+	spawn_dummy(w, &t[2]);
 	ASSERT(p->find_work(w) == &t[2]);
 	ASSERT_EQ(w->st.lifo_polls, 3);
-	spawn(w, &t[3]);		/* into the slot; the cap is reached */
+	spawn_dummy(w, &t[3]);		/* into the slot; the cap is reached */
 	ASSERT(p->find_work(w) == &r0);	/* 4th poll: from the ring */
 	ASSERT_EQ(w->st.lifo_polls, 3);
 	ASSERT_EQ(w->st.local_pops, 1);
@@ -65,7 +48,7 @@ static void lifo_cap(void)
 
 	/* A new tick re-opens the slot. */
 	p->tick_begin(w);
-	spawn(w, &t[4]);
+	spawn_dummy(w, &t[4]);
 	ASSERT(p->find_work(w) == &t[4]);
 	ASSERT_EQ(w->st.lifo_polls, 4);
 	rt_destroy(rt);
@@ -82,7 +65,7 @@ static void lifo_disabled(void)
 	struct task t[3];
 	policy_volt.tick_begin(w);
 	for (int i = 0; i < 3; i++)
-		spawn(w, &t[i]);
+		spawn_dummy(w, &t[i]);
 	for (int i = 0; i < 3; i++)
 		ASSERT(policy_volt.find_work(w) == &t[i]);
 	ASSERT_EQ(w->st.lifo_polls, 0);
