@@ -59,13 +59,15 @@ struct opt {
 };
 
 static const struct opt opts[] = {
-	{ "policy", OPT_POLICY, true, false, "NAME[,NAME...]|all",
-	  "scheduling policy, a comma list, or all: several are compared in one run" },
+	{ "policy", OPT_POLICY, true, false, "SPEC[,SPEC...]|all",
+	  "scheduling policy, a comma list, or all: several are compared in one run; "
+	  "SPEC is NAME or NAME:KNOB=V[:KNOB=V...], a variant named NAME[KNOB=V,...]" },
 	{ "workload", OPT_WORKLOAD, true, false, "NAME", "workload (see --list)" },
 	{ "workers", OPT_WORKERS, true, false, "N",
 	  "worker threads, 1..1024 (default: online CPUs)" },
-	{ "set", OPT_SET, true, true, "[POLICY.]KNOB=V",
-	  "override a knob of every selected policy that has it, or of one (repeatable)" },
+	{ "set", OPT_SET, true, true, "[POLICY.]KNOB=V[,V...]",
+	  "override a knob of every selected policy that has it, or of one (repeatable); "
+	  "a list makes one variant per value" },
 	{ "param", OPT_PARAM, true, true, "NAME=V", "set a workload parameter (repeatable)" },
 	{ "trials", OPT_TRIALS, true, false, "N", "measured trials, 1..1000 (default 5)" },
 	{ "warmup", OPT_WARMUP, true, false, "N", "discarded warm-up trials, 0..100 (default 1)" },
@@ -210,55 +212,125 @@ static int parse_u32(const char *opt, const char *text, uint32_t lo, uint32_t hi
 	return rc;
 }
 
-/*
- * --policy: one name for now. Resolving into a list keeps the rest of the
- * program (knob resolution, checks, the per-policy run loop in main) ready
- * for comma-separated lists.
- */
-static int add_policy(struct cli *c, const struct policy *p, char *err, size_t len)
+/* A spec's own `knob=value`, checked against its policy's knob table. */
+static int add_own(struct cli_policy *sp, char *kv, char *err, size_t len)
 {
-	for (size_t i = 0; i < c->npolicies; i++)
-		if (c->policies[i].policy == p)
-			return fail(err, len, "policy '%s' given twice", p->name);
-	if (c->npolicies == CLI_MAX_POLICIES)
-		return fail(err, len, "more than %d policies", CLI_MAX_POLICIES);
-	c->policies[c->npolicies++].policy = p;
+	const struct policy *p = sp->policy;
+	char *eq = strchr(kv, '=');
+
+	if (!eq || eq == kv || eq[1] == '\0')
+		return fail(err, len, "policy %s: expected KNOB=VALUE, got '%s'", p->name, kv);
+	*eq = '\0';
+	if (knob_find(p->knobs, p->nknobs, kv) < 0) {
+		char valid[512];
+		valid_knobs(p->knobs, p->nknobs, valid, sizeof valid);
+		return fail(err, len, "unknown knob '%s' for policy %s (valid: %s)", kv, p->name,
+			    valid);
+	}
+	if (strlen(kv) >= CLI_NAME_MAX)
+		return fail(err, len, "policy %s: knob name '%s' is too long", p->name, kv);
+	for (size_t i = 0; i < sp->nown; i++)
+		if (strcmp(sp->own[i].name, kv) == 0)
+			return fail(err, len, "policy %s: knob '%s' given twice", p->name, kv);
+	if (sp->nown == CLI_MAX_OWN)
+		return fail(err, len, "policy %s: more than %d knobs in one spec", p->name,
+			    CLI_MAX_OWN);
+	snprintf(sp->own[sp->nown].name, CLI_NAME_MAX, "%s", kv);
+	sp->own[sp->nown++].value = eq + 1;
 	return 0;
 }
 
-/* NAME, a comma-separated list of names, or `all` (every policy that is
- * not a test-only variant), in the order given. */
-static int parse_policies(struct cli *c, const char *text, char *err, size_t len)
+static int add_spec(struct cli *c, const struct policy *p, char *err, size_t len)
 {
-	char name[CLI_NAME_MAX];
+	if (c->nspecs == CLI_MAX_POLICIES)
+		return fail(err, len, "more than %d policies", CLI_MAX_POLICIES);
+	c->specs[c->nspecs] = (struct cli_policy){ .policy = p };
+	c->nspecs++;
+	return 0;
+}
+
+/*
+ * One spec, split in place: NAME, NAME:KNOB=V[:KNOB=V...], or the printed
+ * form of a variant, NAME[KNOB=V,...] (so a name from a table can be pasted
+ * back).
+ */
+static int parse_spec(struct cli *c, char *spec, char *err, size_t len)
+{
+	char *bracket = strchr(spec, '['), *colon = strchr(spec, ':');
+	char *knobs = NULL, sep = ':';
 	int rc;
 
-	c->npolicies = 0;
+	if (bracket && (!colon || bracket < colon)) {
+		size_t n = strlen(bracket);
+		if (n < 3 || bracket[n - 1] != ']')
+			return fail(err, len, "bad policy spec '%s' (NAME[KNOB=V,...] needs a "
+				    "closing ] and at least one knob)", spec);
+		bracket[n - 1] = '\0';
+		*bracket = '\0';
+		knobs = bracket + 1;
+		sep = ',';
+	} else if (colon) {
+		*colon = '\0';
+		knobs = colon + 1;
+	}
+	const struct policy *pol = policy_find(spec);
+	if (!pol) {
+		char valid[512];
+		valid_policies(valid, sizeof valid);
+		return fail(err, len, "unknown policy '%s' (valid: %s, or all)", spec, valid);
+	}
+	if ((rc = add_spec(c, pol, err, len)))
+		return rc;
+	while (knobs) {
+		char *next = strchr(knobs, sep);
+		if (next)
+			*next++ = '\0';
+		if ((rc = add_own(&c->specs[c->nspecs - 1], knobs, err, len)))
+			return rc;
+		knobs = next;
+	}
+	return 0;
+}
+
+/*
+ * SPEC, a comma-separated list of specs (commas inside [...] belong to the
+ * spec), or `all` (every policy that is not a test-only variant), in the
+ * order given. The same policy may appear several times with different
+ * knobs; identical variants are refused once the knobs are resolved.
+ */
+static int parse_policies(struct cli *c, const char *text, char *err, size_t len)
+{
+	int rc;
+
+	c->nspecs = 0;
 	if (strcmp(text, "all") == 0) {
 		for (size_t i = 0; policy_table[i]; i++)
-			if (!policy_table[i]->test_only && (rc = add_policy(c, policy_table[i], err, len)))
+			if (!policy_table[i]->test_only && (rc = add_spec(c, policy_table[i], err, len)))
 				return rc;
 		return 0;
 	}
-	for (const char *p = text;; p++) {
-		const char *end = strchr(p, ',');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-		if (n == 0 || n >= sizeof name)
-			return fail(err, len, "bad policy list '%s' (names separated by commas, or all)",
-				    text);
-		memcpy(name, p, n);
-		name[n] = '\0';
-		const struct policy *pol = policy_find(name);
-		if (!pol) {
-			char valid[512];
-			valid_policies(valid, sizeof valid);
-			return fail(err, len, "unknown policy '%s' (valid: %s, or all)", name, valid);
+	free(c->spec_text);
+	c->spec_text = strdup(text);
+	if (!c->spec_text)
+		return fail(err, len, "out of memory");
+	char *p = c->spec_text;
+	for (;;) {
+		char *end = p;
+		int depth = 0;
+		while (*end && (*end != ',' || depth > 0)) {
+			depth += *end == '[' ? 1 : *end == ']' ? -1 : 0;
+			end++;
 		}
-		if ((rc = add_policy(c, pol, err, len)))
+		bool last = *end == '\0';
+		*end = '\0';
+		if (*p == '\0' || depth != 0)
+			return fail(err, len, "bad policy list '%s' (specs NAME or NAME:KNOB=V "
+				    "separated by commas, or all)", text);
+		if ((rc = parse_spec(c, p, err, len)))
 			return rc;
-		if (!end)
+		if (last)
 			return 0;
-		p = end;
+		p = end + 1;
 	}
 }
 
@@ -298,6 +370,32 @@ static int add_assign(struct cli_assign *list, size_t *n, const char *opt, const
 	return 0;
 }
 
+/* `--set KNOB=A,B,C`: the values, each non-empty, in the order given. */
+static int split_list(struct cli_list *l, const char *name, const char *value, char *err,
+		      size_t len)
+{
+	l->buf = strdup(value);
+	l->n = 0;
+	if (!l->buf)
+		return fail(err, len, "out of memory");
+	for (char *p = l->buf;;) {
+		char *comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		if (*p == '\0')
+			return fail(err, len, "--set %s=%s: empty value in the list", name, value);
+		if (l->n == CLI_MAX_LIST)
+			return fail(err, len, "--set %s: more than %d values", name, CLI_MAX_LIST);
+		for (size_t i = 0; i < l->n; i++)
+			if (strcmp(l->items[i], p) == 0)
+				return fail(err, len, "--set %s: value '%s' given twice", name, p);
+		l->items[l->n++] = p;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
 static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *err, size_t len)
 {
 	uint64_t u;
@@ -311,8 +409,15 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 	case OPT_WORKERS:
 		return parse_u32(o->name, v, 1, CLI_MAX_WORKERS, &c->workers, err, len);
 	case OPT_SET:
-		return add_assign(c->sets, &c->nsets, o->name, "knob", v, err, len);
+		rc = add_assign(c->sets, &c->nsets, o->name, "knob", v, err, len);
+		if (rc == 0 && strchr(v, ','))
+			rc = split_list(&c->set_lists[c->nsets - 1], c->sets[c->nsets - 1].name,
+					c->sets[c->nsets - 1].value, err, len);
+		return rc;
 	case OPT_PARAM:
+		if (strchr(v, ','))
+			return fail(err, len, "--param %s: one value per parameter (lists of knob "
+				    "values go to --set)", v);
 		return add_assign(c->param_args, &c->nparam_args, o->name, "parameter", v, err,
 				  len);
 	case OPT_TRIALS:
@@ -490,17 +595,20 @@ static int check_sets(struct cli *c, char *err, size_t len)
 			if (!c->sim)
 				return fail(err, len, "--set %s: costs apply to --engine=sim only",
 					    c->sets[i].name);
+			if (c->set_lists[i].n)
+				return fail(err, len, "--set %s: one value per cost (lists are for "
+					    "policy knobs)", c->sets[i].name);
 			continue;
 		}
-		for (size_t j = 0; j < c->npolicies && !used; j++) {
-			const struct policy *p = c->policies[j].policy;
+		for (size_t j = 0; j < c->nspecs && !used; j++) {
+			const struct policy *p = c->specs[j].policy;
 			const char *k = set_target(c->sets[i].name, p);
 			used = k && knob_find(p->knobs, p->nknobs, k) >= 0;
 		}
 		if (used)
 			continue;
-		if (c->npolicies == 1) {
-			const struct policy *p = c->policies[0].policy;
+		if (c->nspecs == 1) {
+			const struct policy *p = c->specs[0].policy;
 			char valid[512];
 			valid_knobs(p->knobs, p->nknobs, valid, sizeof valid);
 			return fail(err, len, "unknown knob '%s' for policy %s (valid: %s)",
@@ -513,6 +621,8 @@ static int check_sets(struct cli *c, char *err, size_t len)
 	return 0;
 }
 
+/* Defaults, then every single-valued --set for this policy, then the
+ * variant's own knobs (its spec's and its crossed list values). */
 static int resolve_knobs(struct cli *c, struct cli_policy *cp, char *err, size_t len)
 {
 	const struct policy *p = cp->policy;
@@ -527,12 +637,118 @@ static int resolve_knobs(struct cli *c, struct cli_policy *cp, char *err, size_t
 	for (size_t i = 0; i < c->nsets; i++) {
 		const char *name = set_target(c->sets[i].name, p);
 		int k = name ? knob_find(p->knobs, p->nknobs, name) : -1;
-		if (k < 0)
-			continue;	/* another selected policy's knob */
+		if (k < 0 || c->set_lists[i].n)
+			continue;	/* another selected policy's knob, or a crossed list */
 		if (knob_parse(&p->knobs[k], c->sets[i].value, &cp->knobs[k], why,
 			       sizeof why))
 			return fail(err, len, "policy %s: %s", p->name, why);
 	}
+	for (size_t i = 0; i < cp->nown; i++) {
+		int k = knob_find(p->knobs, p->nknobs, cp->own[i].name);
+		if (knob_parse(&p->knobs[k], cp->own[i].value, &cp->knobs[k], why, sizeof why))
+			return fail(err, len, "policy %s: %s", cp->name, why);
+	}
+	return 0;
+}
+
+/* `volt`, or `volt[lifo_cap=0,interval=61]` from the variant's own knobs. */
+static int name_variant(struct cli_policy *v, char *err, size_t len)
+{
+	struct sbuf b = { v->name, sizeof v->name, 0 };
+
+	sb_add(&b, "%s", v->policy->name);
+	for (size_t i = 0; i < v->nown; i++)
+		sb_add(&b, "%s%s=%s", i ? "," : "[", v->own[i].name, v->own[i].value);
+	if (v->nown)
+		sb_add(&b, "]");
+	if (b.off >= b.len)
+		return fail(err, len, "variant name '%.40s...' is too long", v->name);
+	return 0;
+}
+
+static bool owns(const struct cli_policy *sp, const char *knob)
+{
+	for (size_t i = 0; i < sp->nown; i++)
+		if (strcmp(sp->own[i].name, knob) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Every spec crossed with the --set lists that apply to it (its policy has
+ * the knob and the spec does not set it itself): one variant per
+ * combination, the first list varying slowest.
+ */
+static int expand_variants(struct cli *c, char *err, size_t len)
+{
+	bool crossed[CLI_MAX_ASSIGN] = { false };
+
+	c->npolicies = 0;
+	for (size_t s = 0; s < c->nspecs; s++) {
+		const struct cli_policy *sp = &c->specs[s];
+		const struct policy *p = sp->policy;
+		size_t lists[CLI_MAX_ASSIGN], nl = 0, combos = 1;
+		const char *knob[CLI_MAX_ASSIGN];
+
+		for (size_t i = 0; i < c->nsets; i++) {
+			const char *k = set_target(c->sets[i].name, p);
+			if (!c->set_lists[i].n || !k || knob_find(p->knobs, p->nknobs, k) < 0 ||
+			    owns(sp, k))
+				continue;
+			crossed[i] = true;
+			knob[nl] = k;
+			lists[nl++] = i;
+			combos *= c->set_lists[i].n;
+			if (combos > CLI_MAX_POLICIES)
+				break;
+		}
+		if (combos > CLI_MAX_POLICIES || c->npolicies + combos > CLI_MAX_POLICIES)
+			return fail(err, len, "the --policy specs crossed with the --set lists make "
+				    "more than %d variants", CLI_MAX_POLICIES);
+		for (size_t n = 0; n < combos; n++) {
+			struct cli_policy *v = &c->policies[c->npolicies++];
+			size_t rest = n;
+
+			*v = *sp;
+			v->knobs = NULL;
+			if (v->nown + nl > CLI_MAX_OWN)
+				return fail(err, len, "policy %s: more than %d knobs in one variant",
+					    p->name, CLI_MAX_OWN);
+			for (size_t j = nl; j-- > 0;) {
+				const struct cli_list *l = &c->set_lists[lists[j]];
+				struct cli_assign *a = &v->own[v->nown + j];
+				snprintf(a->name, sizeof a->name, "%s", knob[j]);
+				a->value = l->items[rest % l->n];
+				rest /= l->n;
+			}
+			v->nown += nl;
+			int rc = name_variant(v, err, len);
+			if (rc)
+				return rc;
+		}
+	}
+	for (size_t i = 0; i < c->nsets; i++)
+		if (c->set_lists[i].n && !crossed[i] && strncmp(c->sets[i].name, "cost.", 5))
+			return fail(err, len, "--set %s: the list crosses no variant (each spec with "
+				    "this knob sets it itself)", c->sets[i].name);
+	return 0;
+}
+
+/* Two variants with the same policy and knob values would measure the same
+ * thing twice under two names. */
+static int check_distinct(const struct cli *c, char *err, size_t len)
+{
+	for (size_t i = 0; i < c->npolicies; i++)
+		for (size_t j = 0; j < i; j++) {
+			const struct cli_policy *a = &c->policies[j], *b = &c->policies[i];
+			if (a->policy != b->policy ||
+			    memcmp(a->knobs, b->knobs, a->policy->nknobs * sizeof *a->knobs) != 0)
+				continue;
+			if (strcmp(a->name, b->name) == 0)
+				return fail(err, len, "policy '%s' given twice", a->name);
+			return fail(err, len, "variants '%s' and '%s' have the same knobs", a->name,
+				    b->name);
+		}
 	return 0;
 }
 
@@ -587,7 +803,7 @@ static int run_checks(struct cli *c, char *err, size_t len)
 		const struct policy *p = c->policies[i].policy;
 		why[0] = '\0';
 		if (p->check && p->check(&cfg, c->policies[i].knobs, why, sizeof why))
-			return hook_failed(err, len, "policy", p->name, why);
+			return hook_failed(err, len, "policy", c->policies[i].name, why);
 	}
 	why[0] = '\0';
 	if (c->wl->check && c->wl->check(c->params, why, sizeof why))
@@ -600,7 +816,7 @@ static int resolve(struct cli *c, char *err, size_t len)
 	char valid[512];
 	int rc;
 
-	if (c->npolicies == 0) {
+	if (c->nspecs == 0) {
 		valid_policies(valid, sizeof valid);
 		return fail(err, len, "missing --policy (valid: %s)", valid);
 	}
@@ -610,21 +826,21 @@ static int resolve(struct cli *c, char *err, size_t len)
 	}
 	if (c->json_path && c->no_json)
 		return fail(err, len, "--json and --no-json exclude each other");
-	if (c->json_path && c->npolicies > 1)
-		return fail(err, len, "--json names one file; with several policies each gets "
-				      "its own default file (or use --no-json)");
+
 	if (c->costs_path && !c->sim)
 		return fail(err, len, "--costs applies to --engine=sim only");
 	if ((c->explore || c->explore_seed_given) && !c->sim)
 		return fail(err, len, "--explore and --explore-seed need --engine=sim");
 	if (c->explore && c->explore_seed_given)
 		return fail(err, len, "--explore and --explore-seed exclude each other");
-	if ((c->explore || c->explore_seed_given) && c->npolicies != 1)
-		return fail(err, len, "--explore takes one policy");
+
 	rc = check_sets(c, err, len);
 	if (rc)
 		return rc;
 	rc = apply_cost_sets(c, err, len);
+	if (rc)
+		return rc;
+	rc = expand_variants(c, err, len);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < c->npolicies; i++) {
@@ -632,6 +848,14 @@ static int resolve(struct cli *c, char *err, size_t len)
 		if (rc)
 			return rc;
 	}
+	rc = check_distinct(c, err, len);
+	if (rc)
+		return rc;
+	if (c->json_path && c->npolicies > 1)
+		return fail(err, len, "--json names one file; with several policies each gets "
+				      "its own default file (or use --no-json)");
+	if ((c->explore || c->explore_seed_given) && c->npolicies != 1)
+		return fail(err, len, "--explore takes one policy");
 	rc = resolve_params(c, err, len);
 	if (rc)
 		return rc;
@@ -678,6 +902,12 @@ void cli_free(struct cli *c)
 		free(c->policies[i].knobs);
 		c->policies[i].knobs = NULL;
 	}
+	for (size_t i = 0; i < c->nsets; i++) {
+		free(c->set_lists[i].buf);
+		c->set_lists[i].buf = NULL;
+	}
+	free(c->spec_text);
+	c->spec_text = NULL;
 	free(c->params);
 	c->params = NULL;
 }
@@ -696,7 +926,12 @@ void cli_usage(FILE *f)
 			 opts[i].arg ? opts[i].arg : "");
 		fprintf(f, "  %-22s %s\n", lhs, opts[i].help);
 	}
-	fprintf(f, "\nBad input exits 2 with one line on stderr; a failed run exits 1.\n");
+	fprintf(f, "\nVariants: --policy 'volt,volt:lifo_cap=0,volt:interval=61' runs three\n"
+		   "variants of volt, named volt, volt[lifo_cap=0] and volt[interval=61] in the\n"
+		   "tables and result files; --set lifo_cap=0,1,3 crosses every selected policy\n"
+		   "that has the knob with each value (several lists: every combination). All\n"
+		   "variants' trials run interleaved in one shuffled order.\n"
+		   "\nBad input exits 2 with one line on stderr; a failed run exits 1.\n");
 }
 
 static void knob_range(const struct knob_def *d, char *buf, size_t len)

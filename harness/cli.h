@@ -9,8 +9,11 @@
  * caller that gets 0 back can run without meeting bad input later; on error
  * it gets one line (no newline) in err and should exit 2.
  *
- * Policies are kept as a list, resolved one by one, so that accepting
- * several of them on one command line only touches the --policy parser.
+ * Policies are kept as a list of variants, resolved one by one: --policy
+ * takes several specs, of different policies or of one policy with its own
+ * knobs (`volt,volt:lifo_cap=0`), and a --set value that is a comma list
+ * (`lifo_cap=0,1,3`) crosses every spec whose policy has the knob with each
+ * value. All variants run interleaved in one process.
  */
 #ifndef HARNESS_CLI_H
 #define HARNESS_CLI_H
@@ -25,8 +28,10 @@
 struct policy;
 struct workload;
 
-#define CLI_MAX_POLICIES 32
+#define CLI_MAX_POLICIES 64	/* variants after crossing --set lists */
 #define CLI_MAX_ASSIGN 64	/* --set / --param occurrences */
+#define CLI_MAX_OWN 16		/* knobs of one variant: its spec's, then crossed values */
+#define CLI_MAX_LIST 64		/* values in one --set list */
 #define CLI_MAX_WORKERS 1024
 #define CLI_NAME_MAX 64
 
@@ -36,18 +41,37 @@ struct cli_assign {
 	const char *value;	/* points into argv */
 };
 
-/* A policy and its resolved knobs (table defaults, then --set). */
+/*
+ * A variant: a policy, the knobs that make it this variant (a spec's own,
+ * `volt:lifo_cap=0`, then one value of every --set list crossed with it),
+ * its name and its resolved knobs (table defaults, then --set, then its
+ * own). The name is the policy's, with the own knobs as typed in brackets:
+ * `volt`, `volt[lifo_cap=0,interval=61]`.
+ */
 struct cli_policy {
 	const struct policy *policy;
 	double *knobs;		/* [policy->nknobs] */
+	char name[CLI_NAME_MAX * 3];
+	struct cli_assign own[CLI_MAX_OWN];
+	size_t nown;
+};
+
+/* A --set value that is a comma list: one variant per value. */
+struct cli_list {
+	char *buf;		/* a copy of the value, commas replaced by NULs */
+	const char *items[CLI_MAX_LIST];
+	size_t n;
 };
 
 struct cli {
 	bool help, list, probe_c2c;
 	const char *calibrate_path;	/* --calibrate: measure the sim costs, write them here */
 
-	struct cli_policy policies[CLI_MAX_POLICIES];
+	struct cli_policy policies[CLI_MAX_POLICIES];	/* the variants, in run order */
 	size_t npolicies;
+	struct cli_policy specs[CLI_MAX_POLICIES];	/* --policy as given, before crossing */
+	size_t nspecs;
+	char *spec_text;	/* the --policy text, split in place; specs' own values point here */
 	const struct workload *wl;
 	double *params;		/* [wl->nparams], resolved */
 
@@ -70,6 +94,7 @@ struct cli {
 	bool no_json, no_baseline;
 
 	struct cli_assign sets[CLI_MAX_ASSIGN];
+	struct cli_list set_lists[CLI_MAX_ASSIGN];	/* [i].n > 0: sets[i] is a list */
 	size_t nsets;
 	struct cli_assign param_args[CLI_MAX_ASSIGN];
 	size_t nparam_args;

@@ -353,7 +353,7 @@ static void progress_parallel(const char *phase, uint32_t i, uint32_t n,
 
 	fmt_ms(ms, sizeof ms, t->makespan_ns);
 	fprintf(stderr, "%s %" PRIu32 "/%" PRIu32 " %s: %s, %.1f ns/task, util %.1f%%\n", phase,
-		i + 1, n, cfg->policy->name, ms, t->ns_per_task, 100 * t->util_total);
+		i + 1, n, cfg->name ? cfg->name : cfg->policy->name, ms, t->ns_per_task, 100 * t->util_total);
 }
 
 struct phase {

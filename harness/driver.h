@@ -19,6 +19,7 @@ struct policy;
 
 struct run_config {
 	const struct policy *policy;
+	const char *name;		/* the variant's name, e.g. volt[lifo_cap=0] */
 	const struct workload *wl;
 	const double *knobs;		/* [policy->nknobs], resolved */
 	const double *params;		/* [wl->nparams], resolved */

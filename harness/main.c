@@ -40,18 +40,33 @@ static void print_error(const char *msg)
 	fputc('\n', stderr);
 }
 
+/*
+ * A variant's name as a file-name component: volt[lifo_cap=0,interval=61]
+ * becomes volt-lifo_cap=0-interval=61 (no brackets, which a shell would take
+ * for a glob).
+ */
+static const char *file_name(const struct run_config *cfg, char *buf, size_t len)
+{
+	size_t o = 0;
+	for (const char *p = cfg->name; *p && o + 1 < len; p++)
+		if (*p != ']')
+			buf[o++] = *p == '[' || *p == ',' ? '-' : *p;
+	buf[o] = '\0';
+	return buf;
+}
+
 static int prepare_output(const struct cli *c, const struct run_config *cfg,
 			  const struct provenance *pv, struct result_file *rf, char *err,
 			  size_t len)
 {
-	char path[PATH_MAX], stamp[32];
+	char path[PATH_MAX], stamp[32], name[CLI_NAME_MAX * 3];
 	int rc;
 
 	if (c->json_path)
 		return result_file_open(rf, c->json_path, err, len);
 	provenance_stamp(pv, stamp, sizeof stamp);
 	rc = result_default_path(path, sizeof path, HARNESS_RESULTS_DIR, cfg->wl->name,
-				 cfg->policy->name, cfg->workers, stamp, err, len);
+				 file_name(cfg, name, sizeof name), cfg->workers, stamp, err, len);
 	if (rc)
 		return rc;
 	return result_file_open(rf, path, err, len);
@@ -111,6 +126,7 @@ static struct run_config make_config(const struct cli *c, const struct cli_polic
 {
 	return (struct run_config){
 		.policy = cp->policy,
+		.name = cp->name,
 		.wl = c->wl,
 		.knobs = cp->knobs,
 		.params = c->params,
@@ -146,12 +162,13 @@ static int run_policies(const struct cli *c, const struct provenance *pv)
 	int status = 0;
 
 	static char trace_paths[CLI_MAX_POLICIES][PATH_MAX];
+	char name[CLI_NAME_MAX * 3];
 	for (size_t i = 0; i < n; i++) {
 		cfgs[i] = make_config(c, &c->policies[i]);
 		rf[i] = (struct result_file){ .fd = -1, .slot = -1 };
 		if (c->trace_path && n > 1) {
 			snprintf(trace_paths[i], sizeof trace_paths[i], "%s.%s", c->trace_path,
-				 cfgs[i].policy->name);
+				 file_name(&cfgs[i], name, sizeof name));
 			cfgs[i].trace_path = trace_paths[i];
 		}
 	}
@@ -191,7 +208,8 @@ static int run_policies(const struct cli *c, const struct provenance *pv)
 			if (n == 1)
 				snprintf(path, sizeof path, "%s", c->hdr_path);
 			else
-				snprintf(path, sizeof path, "%s.%s", c->hdr_path, cfgs[i].policy->name);
+				snprintf(path, sizeof path, "%s.%s", c->hdr_path,
+					 file_name(&cfgs[i], name, sizeof name));
 			if (write_hdr(path, &res[i], err, sizeof err)) {
 				print_error(err);
 				status = EXIT_RUN_FAILED;

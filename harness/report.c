@@ -95,7 +95,7 @@ void report_header(FILE *f, const struct run_config *cfg, size_t ncfg,
 		   const struct provenance *pv)
 {
 	for (size_t c = 0; c < ncfg; c++) {
-		fprintf(f, "%s %s (knobs: ", c ? "          " : "policy    ", cfg[c].policy->name);
+		fprintf(f, "%s %s (knobs: ", c ? "          " : "policy    ", cfg[c].name);
 		print_values(f, cfg[c].policy->knobs, cfg[c].policy->nknobs, cfg[c].knobs, true);
 		fprintf(f, ")\n");
 	}
@@ -320,6 +320,7 @@ static json_t *config_json(const struct run_config *cfg)
 	if (rc)
 		return NULL;
 	rc |= put(o, "policy", json_string(cfg->policy->name));
+	rc |= put(o, "variant", json_string(cfg->name));
 	rc |= put(o, "workload", json_string(cfg->wl->name));
 	rc |= put(o, "engine", json_string(cfg->sim ? "sim" : "threads"));
 	if (cfg->sim) {
@@ -549,7 +550,10 @@ static double trial_ns_per_task(const struct run_result *r, uint32_t i)
 void report_compare(FILE *f, const struct run_config *cfg, const struct run_result *res,
 		    size_t ncfg)
 {
-	fprintf(f, "\n%-20s %9s %19s %13s %9s %6s %10s %10s %8s\n", "policy", "ns/task",
+	int w = 20;
+	for (size_t c = 0; c < ncfg; c++)
+		w = (int)strlen(cfg[c].name) > w ? (int)strlen(cfg[c].name) : w;
+	fprintf(f, "\n%-*s %9s %19s %13s %9s %6s %10s %10s %8s\n", w, "policy", "ns/task",
 		"spread (min..max)", "tasks/s", "time/1st", "util%", "steals", "global", "parks");
 	for (size_t c = 0; c < ncfg; c++) {
 		const struct run_result *r = &res[c];
@@ -561,9 +565,9 @@ void report_compare(FILE *f, const struct run_config *cfg, const struct run_resu
 		}
 		char spread[40];
 		snprintf(spread, sizeof spread, "%.1f .. %.1f", lo, hi);
-		fprintf(f, "%-20s %9.1f %19s %13.0f %9.2f %6.1f %10" PRIu64 " %10" PRIu64
+		fprintf(f, "%-*s %9.1f %19s %13.0f %9.2f %6.1f %10" PRIu64 " %10" PRIu64
 			   " %8" PRIu64 "\n",
-			cfg[c].policy->name, r->median.ns_per_task, spread, r->median.tasks_per_s,
+			w, cfg[c].name, r->median.ns_per_task, spread, r->median.tasks_per_s,
 			r->median.makespan_ns / res[0].median.makespan_ns, 100 * r->median.util_total,
 			r->total.steals / r->ntrials, r->total.global_tasks / r->ntrials,
 			r->total.parks / r->ntrials);

@@ -49,7 +49,7 @@ Configurations
                                              (knobs compared within one policy, params
                                              within one workload, costs within one engine)
     labels(items, exclude=CONFIG_IGNORE, always=("policy",)) -> [str]
-                                             short distinct labels, e.g. "volt lifo_cap=0"
+                                             short distinct labels, e.g. "volt[lifo_cap=0]"
     label_of(item, keys) -> str              one item's label from the given keys
     group_by_config(results, ignore=CONFIG_IGNORE) -> [Group]   in first-seen order
     split_series(results, x_key, ignore=CONFIG_IGNORE) -> [Series]
@@ -390,11 +390,12 @@ class Result(_Figures):
 
 def flat_config(result):
     """The configuration as one flat dict: the scalar config fields, plus
-    knob.NAME, param.NAME and (sim) cost.NAME."""
+    knob.NAME, param.NAME and (sim) cost.NAME. The variant's name is left
+    out: it is a label of the knobs, which are all here."""
     cfg = result.config if isinstance(result, _Figures) else result
     out = {}
     for k, v in cfg.items():
-        if isinstance(v, (dict, list)):
+        if isinstance(v, (dict, list)) or k == "variant":
             continue
         out[k] = v
     for prefix, key in (("knob.", "knobs"), ("param.", "params"), ("cost.", "sim_costs_ns")):
@@ -519,26 +520,41 @@ def varying_keys(items, ignore=()):
 
 def label_of(item, keys):
     """The label of one item (Result, Group or flat-config dict) from the
-    given flat-config keys: policy, workload and engine by value, the rest
-    as name=value (knob., param. and cost. prefixes dropped)."""
+    given flat-config keys: policy, workload and engine by value, knobs in
+    brackets after the policy as the harness names a variant
+    (volt[lifo_cap=0,interval=61]), the rest as name=value (param. and
+    cost. prefixes dropped)."""
     flat = item if isinstance(item, dict) else item.flat
-    parts = []
+    parts, knobs = [], []
     for k in keys:
         if k not in flat:
             continue
         v = fmt_value(flat[k])
         if k in ("policy", "workload", "engine"):
             parts.append(v)
+        elif k.startswith("knob."):
+            knobs.append("%s=%s" % (k[5:], v))
         else:
             name = k.split(".", 1)[1] if _scope(k) else k
             parts.append("%s=%s" % (name, v))
+    if knobs:
+        brackets = "[%s]" % ",".join(knobs)
+        if "policy" in keys and "policy" in flat:
+            parts[_policy_pos(keys, flat)] += brackets
+        else:
+            parts.insert(0, brackets)
     return " ".join(parts)
+
+
+def _policy_pos(keys, flat):
+    """Where the policy's part is in label_of's parts."""
+    return [k for k in keys if k in flat and not k.startswith("knob.")].index("policy")
 
 
 def labels(items, exclude=CONFIG_IGNORE, always=("policy",)):
     """A short label per item (Result or Group): the keys in `always`, then
     every key that varies among the items, minus `exclude`; e.g.
-    ["volt", "volt lifo_cap=0", "tokio"]. Labels are made distinct by a
+    ["volt", "volt[lifo_cap=0]", "tokio"]. Labels are made distinct by a
     #n suffix if the configurations themselves cannot tell them apart."""
     keys = [k for k in always if k not in exclude]
     keys += [k for k in varying_keys(items, ignore=exclude) if k not in keys]

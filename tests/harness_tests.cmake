@@ -15,3 +15,11 @@ add_test(NAME harness_cli
          COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.sh
                  $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
 set_tests_properties(harness_cli PROPERTIES TIMEOUT 300)
+
+# test_variants.sh: an ablation of four variants of one policy in one run
+# (trials interleaved, each reported under its own name) and crossed --set
+# lists.
+add_test(NAME harness_variants
+         COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_variants.sh
+                 $<TARGET_FILE:harness>)
+set_tests_properties(harness_variants PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
