@@ -192,11 +192,24 @@ void rt_sleep_until(struct runtime *rt, struct task *t, uint64_t deadline)
 	timers_add(&rt->timers, deadline, t);
 	/* The keeper may be asleep with a later (or no) wake-up planned. An
 	 * unpark of a running worker costs a swap and one spurious return
-	 * from its next park, which re-arms from the new earliest deadline.
-	 * The fence pairs with the keeper's between taking the role and
-	 * reading the next deadline: one of the two sees the other. */
+	 * from its next park, which re-arms from the new earliest deadline. */
 	if (timers_next(&rt->timers) != deadline)
 		return;
+	rt_wake_timekeeper(rt);
+}
+
+/*
+ * Tokio's time driver does the same when a timer is registered earlier
+ * than the instant the parked driver sleeps until (tokio/src/runtime/time/
+ * mod.rs, Handle::reregister: unpark the driver), and a worker parked on
+ * the driver is woken through the driver (scheduler/multi_thread/park.rs,
+ * Inner::unpark, the PARKED_DRIVER case), not through its condvar.
+ */
+void rt_wake_timekeeper(struct runtime *rt)
+{
+	/* The fence pairs with the keeper's between taking the role and
+	 * reading the next event: either the keeper reads the new event, or
+	 * this load sees the keeper and unparks it. */
 	idle_fence_publish();
 	int32_t keeper = atomic_load_explicit(&rt->timekeeper, memory_order_relaxed);
 	if (keeper >= 0)

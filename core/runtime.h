@@ -166,6 +166,13 @@ void rt_join_arrive(struct runtime *rt, struct worker *w, struct task *parent);
  * sleep.
  */
 void rt_sleep_until(struct runtime *rt, struct task *t, uint64_t deadline);
+/*
+ * The next timer or I/O event may now be earlier than the one the
+ * timekeeper planned its sleep for (an I/O source that just started, say):
+ * unpark the timekeeper, if one holds the role, so that it re-reads
+ * rt_next_event. Publish the event first. Any thread.
+ */
+void rt_wake_timekeeper(struct runtime *rt);
 
 /* Wake the tasks whose timers expired; returns how many. Called by the
  * worker loop as the policy decides. */

@@ -115,7 +115,8 @@ static const struct knob_def rayon_knobs[RAYON_NKNOBS] = {
 	[RAYON_WAKE_ON_FIND] = { "wake_on_find", 2, 0, THREADS_MAX, true,
 				 "sleepers a worker wakes when it leaves the idle state with work" },
 	[RAYON_WAKE_ON_POST] = { "wake_on_post", 1, 0, 1, true,
-				 "posting a job wakes min(jobs, sleepers) sleepers; 0 = only wake on find" },
+				 "posting a job wakes min(jobs, sleepers) sleepers; 0 = only wake on find "
+				 "(needs park_timeout_ns > 0)" },
 	[RAYON_COUNT_AWAKE_IDLE] = { "count_awake_idle", 1, 0, 1, true,
 				     "a post to an empty queue wakes only beyond the awake idle threads; 0 = ignore them" },
 	[RAYON_STEAL_RETRY] = { "steal_retry", 1, 0, 1, true,
@@ -205,11 +206,22 @@ uint32_t rayon_sleep_flag(const struct runtime *rt, uint32_t worker)
 
 static int rayon_check(const struct rt_config *cfg, const double *k, char *err, size_t len)
 {
-	(void)k;
 	if (cfg->workers > THREADS_MAX) {
 		snprintf(err, len,
 			 "policy rayon supports at most %u workers (16-bit thread counts), got %u",
 			 THREADS_MAX, cfg->workers);
+		return -EINVAL;
+	}
+	/*
+	 * Without wakes on post, a job injected while every worker sleeps
+	 * (a workload's root, an arrival) wakes nobody; only a park timeout
+	 * makes a sleeper look again. Refused rather than given a fallback
+	 * the knob did not ask for: set park_timeout_ns too.
+	 */
+	if (k[RAYON_WAKE_ON_POST] == 0 && k[RAYON_PARK_TIMEOUT_NS] == 0) {
+		snprintf(err, len,
+			 "wake_on_post=0 needs park_timeout_ns > 0: a job injected while every "
+			 "worker sleeps would wake nobody");
 		return -EINVAL;
 	}
 	return 0;

@@ -289,22 +289,10 @@ static enum task_poll req_poll(struct task *t, struct worker *w)
 			rt_compute(w, s / 2);
 			o->per[w->index].exec_ns += s / 2;
 			r->phase = 1;
+			/* A new earliest deadline wakes the timekeeper, which
+			 * may be parked with a later timeout or none at all
+			 * (rt_sleep_until). */
 			rt_sleep_until(rt, t, rt_now(rt, w) + o->io_ns);
-			/*
-			 * Worker 0 keeps the timers (core/worker.c), but it
-			 * may be parked with a timeout chosen before this timer
-			 * existed, or with none at all once every arrival is
-			 * delivered: wake it, so that it re-reads the next event
-			 * and parks no longer than this deadline. (Nothing in
-			 * timers_add wakes it.) The timer is in the heap before
-			 * the unpark, whose release pairs with the acquire that
-			 * consumes the permit, so that re-read sees it. A
-			 * running worker 0 only keeps a permit (its next park
-			 * returns at once); worker 0 itself re-reads after this
-			 * poll.
-			 */
-			if (w->index != 0)
-				rt->engine->ops->unpark(rt->engine, 0);
 			return TASK_PENDING;
 		}
 		s -= s / 2;
@@ -470,10 +458,12 @@ static void ol_place(void *inst, struct runtime *rt)
 
 /*
  * Timed: fix the schedule's origin at the run's start, deliver what is due
- * at once (request 0), and wake worker 0. Worker 0 keeps the arrivals going
- * between the other workers' polls, parking no longer than the next one;
- * but it may have parked before the schedule existed, with no event to
- * bound its sleep.
+ * at once (request 0), and wake the timekeeper. The timekeeper (worker 0
+ * under the core's maintenance, the driver holder under tokio's) keeps the
+ * arrivals going between the other workers' polls, parking no longer than
+ * the next one; but it may have parked before the schedule existed, with no
+ * event to bound its sleep. Request 0's own notify wakes whichever worker
+ * the policy picks, which need not be the timekeeper.
  */
 static void ol_start(void *inst, struct runtime *rt)
 {
@@ -484,7 +474,7 @@ static void ol_start(void *inst, struct runtime *rt)
 	/* Release: a worker that sees the flag (acquire) sees start_ns. */
 	atomic_store_explicit(&o->started, true, memory_order_release);
 	deliver(o, rt, rt_now(rt, NULL), atomic_load_explicit(&o->next, memory_order_relaxed));
-	rt->engine->ops->unpark(rt->engine, 0);
+	rt_wake_timekeeper(rt);
 }
 
 static uint64_t mono_ns(void)
