@@ -2,7 +2,7 @@
  * volt.c - the Volt design (REFERENCE.md section 1; seeds 000 and 001).
  *
  * Per tick: a budget of 128 polls, each from find_work in this order:
- *   1. the pre-fetched global batch (owner-private buffer)
+ *   1. the pre-fetched global batch (owner-private buffer; empty by default)
  *   2. the LIFO slot, at most lifo_cap (3) polls per tick; once the cap is
  *      reached the slot is flushed into the ring, then the ring (FIFO)
  *   3. a global batch, when `interval` polls have passed since the last one
@@ -15,11 +15,24 @@
  * searcher re-checks every queue and notifies if it finds work), then sleep
  * with a 10 ms timeout. Wakes claim the lowest parked worker from the bitmap.
  *
- * Departures from the Volt code, each a defect listed in REFERENCE.md:
- *  (a) waking from a timeout checks whether a claimer cleared our bit first
- *      (idle_wake_was_claim), so num_parked never wraps;
- *  (b) the pre-fetch buffer is filled by global batches;
- *  (c) the interval counts polls, the unit the EWMA measures, not ticks.
+ * Where it follows Volt's code (Scheduler.zig at blitz-io / volt 9959af1)
+ * rather than the design notes, and where it departs (docs/policies.md has
+ * the table):
+ *  - the pre-fetch buffer stays empty (prefetch=0): fetchGlobalBatch pushes
+ *    a global batch's surplus into the stealable ring, and pollGlobalBatch
+ *    never finds anything; prefetch=N is the design's private N-task buffer;
+ *  - a local push never wakes anyone (tryScheduleLocal); notify_local=1 is
+ *    the kinder form that wakes a parked worker when the ring gets a task;
+ *  - a task woken during its own poll takes the LIFO slot like any other
+ *    local schedule (executeTask -> tryScheduleLocal); yield_to_ring=1 sends
+ *    it to the ring's tail instead;
+ *  - defect (a) fixed: waking from a timeout checks whether a claimer cleared
+ *    our bit first (idle_wake_was_claim), so num_parked never wraps;
+ *  - defect (c) kept apart: the interval counts polls, the unit the EWMA
+ *    measures, not ticks;
+ *  - a full ring's overflow into the global queue is followed by a notify
+ *    (the code's push does not wake): global work never waits for a park
+ *    timeout, which check_idle's invariant needs.
  * The initial interval follows the documented 50 us average (interval 20),
  * not the code's 61; set initial_avg_ns to 16393 for the latter.
  */
@@ -46,7 +59,8 @@ struct volt_worker {
 	CACHE_ALIGNED struct task *prefetch[PREFETCH_MAX];
 	uint32_t pf_head, pf_len;
 	uint32_t lifo_polls;		/* this tick */
-	uint32_t lifo_cap;		/* copy of the knob, on the owner's line */
+	uint32_t lifo_cap;		/* copies of knobs, on the owner's line */
+	bool notify_local, yield_to_ring;
 	uint32_t since_global;		/* polls since the last global check */
 	uint32_t interval;
 	uint64_t avg_ns;		/* EWMA of ns per poll, integer as in Volt */
@@ -169,6 +183,8 @@ int volt_init(struct runtime *rt)
 		struct volt_worker *vw = &v->vw[i];
 		vw->avg_ns = (uint64_t)v->initial_avg_ns;
 		vw->lifo_cap = v->lifo_cap;
+		vw->notify_local = k[VOLT_NOTIFY_LOCAL] != 0;
+		vw->yield_to_ring = k[VOLT_YIELD_TO_RING] != 0;
 		vw->interval = v->fixed_interval
 				       ? v->fixed_interval
 				       : volt_interval_for((double)vw->avg_ns, v->target_ns, v->interval_min,
@@ -195,6 +211,15 @@ static __attribute__((noinline)) void schedule_parking(struct worker *w, struct 
 	rt_idle_notify(w->rt, w);
 }
 
+/* A full ring hands half of itself and t to the global queue (or t alone
+ * while a steal is in progress): announce it, so that global work never
+ * waits for a park timeout (Volt's push does not; docs/policies.md). */
+static __attribute__((noinline)) void push_full_ring(struct worker *w, struct task *t)
+{
+	rt_push_local_overflow(w, t);
+	rt_idle_notify(w->rt, w);
+}
+
 void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 {
 	/*
@@ -208,18 +233,29 @@ void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 		schedule_parking(w, t);
 		return;
 	}
-	/* The newest task takes the LIFO slot; the one it displaces becomes
-	 * stealable in the ring, which is worth a notify. Yields and a
-	 * disabled slot go to the ring's tail. */
-	if (__builtin_expect(kind != SCHED_YIELD && VW(w)->lifo_cap != 0, 1)) {
+	/*
+	 * Scheduler.zig tryScheduleLocal: the newest task takes the LIFO slot;
+	 * the one it displaces goes to the ring's tail. executeTask reschedules
+	 * a task woken during its own poll the same way (yield_to_ring sends it
+	 * to the tail instead). A disabled slot sends everything to the ring.
+	 */
+	struct volt_worker *vw = VW(w);
+	if (__builtin_expect(vw->lifo_cap != 0, 1) &&
+	    __builtin_expect(kind != SCHED_YIELD || !vw->yield_to_ring, 1)) {
 		struct task *prev = w->lifo;
 		w->lifo = t;
 		if (!prev)
 			return;
 		t = prev;
 	}
-	rt_push_local(w, t);
-	rt_idle_notify_local(w);
+	w->st.local_pushes++;
+	if (__builtin_expect(ring_try_push(&w->sh->ring, t), 1)) {
+		/* Volt's code wakes nobody here; notify_local does. */
+		if (vw->notify_local)
+			rt_idle_notify_local(w);
+		return;
+	}
+	push_full_ring(w, t);
 }
 
 void volt_schedule_remote(struct runtime *rt, struct task *t)
@@ -576,8 +612,9 @@ static int volt_broken_init(struct runtime *rt)
 
 const struct policy policy_volt = {
 	.name = "volt",
-	.summary = "Volt: LIFO slot capped at 3 polls/tick, adaptive EWMA global interval, "
-		   "half-steal, bitmap wake, last searcher notifies",
+	.summary = "Volt as its code (Scheduler.zig) runs: LIFO slot capped at 3 polls/tick, "
+		   "adaptive EWMA global interval, half-steal, bitmap wake; a global batch's "
+		   "surplus goes to the ring, local pushes wake nobody",
 	.knobs = volt_knobs,
 	.nknobs = VOLT_NKNOBS,
 	.check = volt_check,

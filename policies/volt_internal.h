@@ -33,9 +33,9 @@
 	[VOLT_LIFO_CAP] = { "lifo_cap", 3, 0, 1e9, true,                                     \
 			    "LIFO-slot polls per tick before the slot is flushed to "        \
 			    "the ring; 0 disables the slot" },                               \
-	[VOLT_PREFETCH] = { "prefetch", 32, 0, 64, true,                                     \
-			    "owner-private buffer for a global batch's surplus "             \
-			    "(the rest goes to the ring)" },                                 \
+	[VOLT_PREFETCH] = { "prefetch", 0, 0, 64, true,                                      \
+			    "owner-private buffer for a global batch's surplus (the "        \
+			    "design's 32); 0 = Volt's code: the surplus goes to the ring" }, \
 	[VOLT_BATCH_MIN] = { "batch_min", 4, 1, 256, true,                                   \
 			     "lower clamp of a global batch (len/workers)" },                \
 	[VOLT_BATCH_MAX] = { "batch_max", 64, 1, 256, true,                                  \
@@ -59,7 +59,13 @@
 	[VOLT_SEARCHER_CAP] = { "searcher_cap", 0.5, 0.001, 1, false,                        \
 				"fraction of workers that may search at once (soft)" },      \
 	[VOLT_PARK_TIMEOUT_NS] = { "park_timeout_ns", park_default, 0, 1e11, true,           \
-				   "longest park before a re-check; 0 = none" }
+				   "longest park before a re-check; 0 = none" },             \
+	[VOLT_NOTIFY_LOCAL] = { "notify_local", 0, 0, 1, true,                               \
+				"1 = a local push into the ring (a LIFO displacement) wakes "\
+				"a parked worker; 0 = Volt's code: never" },                 \
+	[VOLT_YIELD_TO_RING] = { "yield_to_ring", 0, 0, 1, true,                             \
+				 "1 = a task woken during its own poll goes to the ring's "  \
+				 "tail; 0 = Volt's code: the LIFO slot" }
 
 /* Volt's ops (policy.h documents who calls each). */
 int volt_check(const struct rt_config *cfg, const double *knobs, char *err, size_t len);
