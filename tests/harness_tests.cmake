@@ -23,3 +23,12 @@ add_test(NAME harness_variants
          COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_variants.sh
                  $<TARGET_FILE:harness>)
 set_tests_properties(harness_variants PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# test_schema.sh: every workload on both engines; every result through
+# json_check and through a standard JSON Schema validator against
+# docs/result.schema.json (python3-jsonschema), which must reject results
+# with a field removed.
+add_test(NAME harness_schema
+         COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_schema.sh
+                 $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
+set_tests_properties(harness_schema PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)

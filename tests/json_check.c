@@ -7,10 +7,17 @@
  * Checks that every documented key is present with its JSON type, that the
  * array lengths agree with the configuration, that every per-worker counter
  * object has every WORKER_COUNTERS field, that the totals are the sums they
- * claim to be, and that the figures are plausible (utilization within
- * [0, 1.05], percentiles non-decreasing, every trial verified). Exits 0 if
- * the file passes, 1 with the first problem on stderr otherwise.
+ * claim to be, that every median is the median of its trials (recomputed
+ * here: the middle value, or the mean of the two middle ones), and that the
+ * figures are plausible (utilization within [0, 1.05], percentiles
+ * non-decreasing, every trial verified). A simulated result (engine "sim")
+ * must carry its modelled costs and no baseline. Exits 0 if the file
+ * passes, 1 with the first problem on stderr otherwise.
+ *
+ * docs/result.schema.json says the same in JSON Schema for a standard
+ * validator (tests/validate_results.py); this program adds the arithmetic.
  */
+#include <math.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -113,7 +120,7 @@ static void check_util(double u, const char *where)
 
 struct cfg {
 	long long workers, trials, sample_period, hist_digits;
-	bool baseline;
+	bool baseline, sim;
 };
 
 static void check_config(json_t *doc, struct cfg *c)
@@ -121,9 +128,23 @@ static void check_config(json_t *doc, struct cfg *c)
 	json_t *cf = need_obj(doc, "$", "config");
 	json_t *seed;
 
-	need_str(cf, "config", "policy");
+	const char *policy = json_string_value(need_str(cf, "config", "policy"));
+	const char *variant = json_string_value(need_str(cf, "config", "variant"));
+	/* policy, or policy[KNOB=V,...] */
+	size_t n = strlen(policy);
+	if (strncmp(variant, policy, n) != 0 ||
+	    (variant[n] && (variant[n] != '[' || variant[strlen(variant) - 1] != ']')))
+		TEST_FAIL("config.variant '%s' is not policy '%s' or %s[KNOB=V,...]", variant,
+			  policy, policy);
 	need_str(cf, "config", "workload");
-	ASSERT_STR_EQ(json_string_value(need_str(cf, "config", "engine")), "threads");
+	const char *engine = json_string_value(need_str(cf, "config", "engine"));
+	if (strcmp(engine, "threads") != 0 && strcmp(engine, "sim") != 0)
+		TEST_FAIL("config.engine: '%s' is neither threads nor sim", engine);
+	c->sim = strcmp(engine, "sim") == 0;
+	if (c->sim)
+		check_numbers_object(need_obj(cf, "config", "sim_costs_ns"), "config.sim_costs_ns");
+	else if (json_object_get(cf, "sim_costs_ns"))
+		TEST_FAIL("config.sim_costs_ns in a threads result");
 	c->workers = need_int(cf, "config", "workers");
 	c->trials = need_int(cf, "config", "trials");
 	ASSERT(c->workers >= 1 && c->trials >= 1);
@@ -139,6 +160,35 @@ static void check_config(json_t *doc, struct cfg *c)
 	ASSERT(c->hist_digits >= 1 && c->hist_digits <= 5);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * `claimed` must be the median of trials[].key: the middle value, or the
+ * mean of the two middle values for an even count (docs/results.md). A
+ * mean of all the trials, or a middle value picked from the unsorted list,
+ * fails here. Equal up to the rounding of a printed real.
+ */
+static void check_median_of(json_t *trials, const char *key, double claimed, const char *where)
+{
+	size_t n = json_array_size(trials);
+	double *v = calloc(n ? n : 1, sizeof *v);
+
+	if (!v)
+		TEST_FAIL("out of memory");
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_number_value(json_object_get(json_array_get(trials, i), key));
+	qsort(v, n, sizeof *v, cmp_double);
+	double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	if (!(fabs(m - claimed) <= 1e-9 * fmax(fabs(m), 1.0)))
+		TEST_FAIL("%s = %.17g, but the median of the %zu trials' %s is %.17g", where,
+			  claimed, n, key, m);
+}
+
 static void check_baseline(json_t *doc, struct cfg *c)
 {
 	json_t *b = need(doc, "$", "baseline"), *a;
@@ -146,6 +196,8 @@ static void check_baseline(json_t *doc, struct cfg *c)
 	json_t *t;
 
 	c->baseline = !json_is_null(b);
+	if (c->baseline && c->sim)
+		TEST_FAIL("baseline: a simulated run has no (wall-clock) baseline");
 	if (!c->baseline)
 		return;
 	a = need_arr(b, "baseline", "trials");
@@ -156,6 +208,8 @@ static void check_baseline(json_t *doc, struct cfg *c)
 		ASSERT(need_num(t, "baseline.trials[]", "ns_per_task") >= 0);
 	}
 	ASSERT(need_num(b, "baseline", "median_ns_per_task") >= 0);
+	check_median_of(a, "ns_per_task", need_num(b, "baseline", "median_ns_per_task"),
+			"baseline.median_ns_per_task");
 }
 
 static void check_trial(json_t *t, const struct cfg *c)
@@ -198,6 +252,20 @@ static void check_median(json_t *doc, const struct cfg *c)
 	check_util(need_num(m, "median", "utilization_total"), "median.utilization_total");
 	if (json_is_null(need_num_or_null(m, "median", "overhead_ns_per_task")) == c->baseline)
 		TEST_FAIL("median.overhead_ns_per_task: null must mean no baseline");
+
+	static const char *const keys[] = {
+		"makespan_ns", "tasks_per_s", "ns_per_task", "overhead_ns_per_task",
+		"utilization_total",
+	};
+	json_t *trials = json_object_get(doc, "trials");
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		char where[64];
+		json_t *v = json_object_get(m, keys[i]);
+		if (json_is_null(v))
+			continue;
+		snprintf(where, sizeof where, "median.%s", keys[i]);
+		check_median_of(trials, keys[i], json_number_value(v), where);
+	}
 }
 
 static long long counter_of(json_t *o, const char *name)

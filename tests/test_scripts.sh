@@ -16,8 +16,12 @@
 # missing image as failed). Nothing is written into the source tree; no
 # network.
 #
-# Needs /usr/bin/python3 with matplotlib, gnuplot and /usr/bin/chromium:
-# without one of them it exits 77 (ctest: skipped).
+# Every result it makes is also checked against docs/result.schema.json with
+# the standard validator (python3-jsonschema).
+#
+# Needs /usr/bin/python3 with matplotlib and jsonschema, gnuplot and
+# /usr/bin/chromium: without one of them it exits 77 (ctest: skipped), except
+# under CI (CI=true), where a missing tool fails the test.
 
 set -u
 
@@ -28,9 +32,17 @@ scripts=$(cd "$(dirname "$0")/../scripts" && pwd)
 py=/usr/bin/python3
 chromium=/usr/bin/chromium
 
-skip() { echo "test_scripts: skipped: $*"; exit 77; }
+skip() {
+	if [ "${CI:-}" = true ]; then
+		echo "test_scripts: FAIL: $* (CI=true: every tool must be installed)" >&2
+		exit 1
+	fi
+	echo "test_scripts: skipped: $*"
+	exit 77
+}
 [ -x "$py" ] || skip "no $py"
 "$py" -c 'import matplotlib, numpy' 2>/dev/null || skip "$py has no matplotlib (python3-matplotlib)"
+"$py" -c 'import jsonschema' 2>/dev/null || skip "$py has no jsonschema (python3-jsonschema)"
 command -v gnuplot >/dev/null || skip "no gnuplot (gnuplot-nox)"
 [ -x "$chromium" ] || skip "no $chromium (chromium)"
 
@@ -146,6 +158,10 @@ done
 echo '{"note": "not a result"}' >"$r/notes.json"
 nresults=11
 pass "made $nresults result files"
+run "schema" "$py" "$scripts/../tests/validate_results.py" "$scripts/../docs/result.schema.json" "$r"
+grep -q "^validate_results: $nresults valid (sim 4, threads 7), 0 invalid" "$tmp/out" ||
+	fail "schema: $(cat "$tmp/out")"
+pass "every result valid against docs/result.schema.json"
 
 # A synthetic Chrome trace: two workers, ticks holding polls, parks, one
 # begin/end pair, thread names from metadata events.

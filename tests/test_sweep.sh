@@ -30,6 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$tmp" || exit 1
+unset PYTHONOPTIMIZE PYTHONPATH PYTHONHOME	# the Python checks are asserts
 
 passed=0
 failed=0
@@ -111,6 +112,14 @@ assert routing == [0, 0, 0, 0, 1, 1, 1, 1], routing
 print(len(seen))
 EOF
 pass "a 12-run grid gives 12 results, each with the configuration its name says"
+# Every result valid against the schema (when the standard validator is installed; CI has it).
+"$py" "$here/validate_results.py" "$here/../docs/result.schema.json" seq >check.out 2>&1
+case $? in
+0) pass "$(tail -n 1 check.out) against docs/result.schema.json" ;;
+77) [ "${CI:-}" = true ] && fail "python3-jsonschema is missing under CI"
+    echo "test_sweep: schema check skipped: no python3-jsonschema" ;;
+*) cat check.out >&2; fail "a sweep result is not valid against docs/result.schema.json" ;;
+esac
 
 # Logs and the command list exist for every run.
 [ "$(grep -c '' seq/commands.sh)" -eq 14 ] || fail "commands.sh: expected 2 header lines + 12 commands"

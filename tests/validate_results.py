@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""validate_results.py - check harness result files against
+docs/result.schema.json (JSON Schema draft 2020-12) with the standard
+validator (Debian's python3-jsonschema).
+
+    validate_results.py SCHEMA PATH...
+
+A PATH that is a file must be a valid result. A directory is walked for
+*.json files; those that are not results (a Chrome trace: no "config", no
+"trials", no "schema") are skipped. Prints one line per invalid file with
+every violation, and a summary; exits 0 if every result is valid, 1 if one
+is not or none was found, 2 on bad usage, 77 without python3-jsonschema.
+"""
+
+import json
+import os
+import sys
+
+try:
+    import jsonschema
+except ImportError:
+    print("validate_results: python3-jsonschema is not installed", file=sys.stderr)
+    sys.exit(77)
+
+
+def candidates(paths):
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs.sort()
+                for f in sorted(files):
+                    if f.endswith(".json"):
+                        yield os.path.join(root, f), False
+        else:
+            yield p, True
+
+
+def main(argv):
+    if len(argv) < 3:
+        print("usage: validate_results.py SCHEMA PATH...", file=sys.stderr)
+        return 2
+    with open(argv[1], encoding="utf-8") as f:
+        schema = json.load(f)
+    cls = jsonschema.validators.validator_for(schema)
+    if cls is not jsonschema.Draft202012Validator:
+        print("validate_results: %s is not a draft 2020-12 schema" % argv[1], file=sys.stderr)
+        return 1
+    cls.check_schema(schema)
+    validator = cls(schema)
+    good, bad, engines = 0, 0, {}
+    for path, explicit in candidates(argv[2:]):
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            print("%s: cannot read: %s" % (path, e))
+            bad += 1
+            continue
+        if not explicit and not (isinstance(doc, dict) and
+                                 ({"schema", "config", "trials"} & set(doc))):
+            continue    # a trace or another tool's file
+        errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+        if errors:
+            bad += 1
+            for e in errors[:10]:
+                where = "/".join(str(x) for x in e.absolute_path) or "(top)"
+                print("%s: %s: %s" % (path, where, e.message))
+            continue
+        good += 1
+        eng = doc["config"]["engine"]
+        engines[eng] = engines.get(eng, 0) + 1
+    summary = ", ".join("%s %d" % kv for kv in sorted(engines.items()))
+    print("validate_results: %d valid (%s), %d invalid" % (good, summary or "none", bad))
+    if bad or not good:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
