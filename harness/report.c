@@ -243,7 +243,7 @@ void report_summary(FILE *f, const struct run_config *cfg, const struct run_resu
 	print_trials(f, cfg, res);
 	print_sched_delay(f, cfg, &res->sched_delay);
 	if (res->has_end_to_end)
-		print_latency(f, "end-to-end latency (intended arrival to completion, all requests)",
+		print_latency(f, "end-to-end latency (intended arrival to completion, warm-up left out)",
 			      &res->end_to_end);
 	print_counters(f, res);
 }

@@ -9,14 +9,18 @@
  * schedule's, the achieved load is the offered one, latencies are one per
  * request and bounded below by what cannot be noise (the I/O sleep of each
  * request; the total service over all of them); and the sequential baseline.
+ * The default sizes grow with the load and the workers, and the warm-up is
+ * run but left out of the latencies and percentiles.
  */
 #include <math.h>
 
 #include "run_util.h"
 
-/* The generator create() uses (workloads/open_loop.c). */
+/* The generator create() uses, and the default sizes (workloads/open_loop.c). */
 uint64_t open_loop__schedule(const double *params, uint32_t workers, uint64_t seed,
 			     uint64_t *offset, uint64_t *service);
+uint32_t open_loop__requests(const double *params, uint32_t workers);
+uint32_t open_loop__warmup(const double *params, uint32_t workers, uint32_t n);
 
 static const struct workload *wl(void)
 {
@@ -37,9 +41,7 @@ static void schedule_make(struct schedule *s, const char *const *settings, uint3
 	double p[64];
 	ASSERT(wl()->nparams <= 64);
 	apply_settings(wl()->params, wl()->nparams, p, settings);
-	int r = knob_find(wl()->params, wl()->nparams, "requests");
-	ASSERT(r >= 0);
-	s->n = (uint32_t)p[r];
+	s->n = open_loop__requests(p, workers);
 	s->offset = malloc(s->n * sizeof *s->offset);
 	s->service = malloc(s->n * sizeof *s->service);
 	ASSERT(s->offset && s->service);
@@ -235,6 +237,59 @@ static void check_refuses(void)
 	ASSERT_EQ(wl()->check(p, err, sizeof err), 0);
 }
 
+/*
+ * The default sizes (docs/open-loop.md): the schedule grows with the load as
+ * the relaxation time of an M/M/1 queue, S / (1 - sqrt(rho))^2, and with the
+ * workers; never below 10,000 requests; the warm-up is a fixed number of
+ * relaxation times, so its share grows with the load up to a bound. Explicit
+ * settings are kept as given.
+ */
+static void default_sizes(void)
+{
+	double p[64];
+	int load = knob_find(wl()->params, wl()->nparams, "load");
+	ASSERT(load >= 0);
+	apply_settings(wl()->params, wl()->nparams, p, NULL);
+	uint32_t last = 0;
+	double last_share = 0;
+	static const double loads[] = { 0.1, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97 };
+	for (size_t i = 0; i < sizeof loads / sizeof loads[0]; i++) {
+		p[load] = loads[i];
+		uint32_t n = open_loop__requests(p, 16), warm = open_loop__warmup(p, 16, n);
+		double share = (double)warm / n;
+		fprintf(stderr, "    16 workers, load %.2f: %u requests, %u warm-up (%.1f%%)\n",
+			loads[i], n, warm, 100 * share);
+		ASSERT(n >= 10000);
+		ASSERT(n >= last);
+		ASSERT(share >= last_share - 1e-4 && share <= 0.5);
+		if (loads[i] >= 0.9) {
+			ASSERT(n > 2 * last);	/* 1 / (1 - sqrt(rho))^2 steepens */
+			/* Above the floor and below the cap (4,000,000):
+			 * proportional to the workers. */
+			uint32_t n32 = open_loop__requests(p, 32);
+			if (loads[i] <= 0.95)
+				ASSERT(n32 >= 2 * n - 1 && n32 <= 2 * n + 1);
+			else
+				ASSERT_U64_EQ(n32, 4000000);
+			ASSERT(share > 0.05);
+		}
+		last = n;
+		last_share = share;
+	}
+	/* No steady state at or beyond saturation: sized as the cap load. */
+	p[load] = 1.5;
+	ASSERT_U64_EQ(open_loop__requests(p, 16), last);
+	/* Explicit settings win. */
+	static const char *const set[] = { "load=0.95", "requests=5000", "warmup=0.2", NULL };
+	apply_settings(wl()->params, wl()->nparams, p, set);
+	ASSERT_U64_EQ(open_loop__requests(p, 16), 5000);
+	ASSERT_U64_EQ(open_loop__warmup(p, 16, 5000), 1000);
+	/* An explicit size with the default warm-up keeps half of it. */
+	static const char *const size_only[] = { "load=0.95", "requests=5000", NULL };
+	apply_settings(wl()->params, wl()->nparams, p, size_only);
+	ASSERT_U64_EQ(open_loop__warmup(p, 16, 5000), 2500);
+}
+
 /* ---- runs ------------------------------------------------------------- */
 
 struct ol_run {
@@ -282,7 +337,10 @@ static void run_ol(const char *const *params, uint32_t workers, uint64_t seed,
 	ASSERT_U64_EQ(o->r.total.spawns, 0);
 	ASSERT_U64_EQ(o->r.total.completions, s->n);
 	ASSERT_U64_EQ(o->r.tasks, s->n);
-	ASSERT_U64_EQ(o->nlat, s->n);
+	/* One latency per recorded request: all but the warm-up. */
+	ASSERT_U64_EQ(metric(o, "requests"), s->n);
+	ASSERT(metric(o, "warmup_requests") < s->n);
+	ASSERT_U64_EQ(o->nlat, s->n - (uint32_t)metric(o, "warmup_requests"));
 
 	/* Percentiles are ordered; adherence figures are well formed. */
 	ASSERT(metric(o, "latency_p50_ns") > 0);
@@ -322,7 +380,7 @@ static void print_run(const struct ol_run *o, uint32_t workers)
  */
 static void run_volt_half_load(void)
 {
-	static const char *const params[] = { "requests=3000", "load=0.5", NULL };
+	static const char *const params[] = { "requests=3000", "load=0.5", "warmup=0", NULL };
 	struct ol_run o;
 	struct schedule s;
 	run_util_use_sim = true;
@@ -359,7 +417,7 @@ static void run_volt_half_load(void)
  * the machine does), and the sum at least the service plus n x io_us. */
 static void run_volt_with_io(void)
 {
-	static const char *const params[] = { "requests=600", "io_us=200", NULL };
+	static const char *const params[] = { "requests=600", "io_us=200", "warmup=0", NULL };
 	static const uint32_t counts[] = { 1, 2, 4 };
 	for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
 		struct ol_run o;
@@ -380,6 +438,47 @@ static void run_volt_with_io(void)
 		free(o.lat);
 		schedule_free(&s);
 	}
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/*
+ * The warm-up is run but not recorded: on the sim engine (deterministic)
+ * a run with a warm-up is the very run without one, and its latencies are
+ * that run's last n - warm.
+ */
+static void warmup_is_not_recorded(void)
+{
+	static const char *const all[] = { "requests=2000", "load=0.9", "warmup=0", NULL };
+	static const char *const some[] = { "requests=2000", "load=0.9", "warmup=0.25", NULL };
+	struct ol_run a, b;
+	struct schedule s;
+	run_util_use_sim = true;
+	run_ol(all, 4, 7, &a, &s);
+	schedule_free(&s);
+	run_ol(some, 4, 7, &b, &s);
+	run_util_use_sim = false;
+	ASSERT_EQ(metric(&a, "warmup_requests"), 0);
+	ASSERT_EQ(metric(&b, "warmup_requests"), 500);
+	ASSERT_U64_EQ(a.nlat, 2000);
+	ASSERT_U64_EQ(b.nlat, 1500);
+	ASSERT_U64_EQ(a.r.makespan_ns, b.r.makespan_ns);
+	ASSERT(memcmp(a.lat + 500, b.lat, 1500 * sizeof *b.lat) == 0);
+	/* The percentiles are the recorded requests' (nearest rank). */
+	uint64_t *v = malloc(1500 * sizeof *v);
+	ASSERT(v);
+	memcpy(v, b.lat, 1500 * sizeof *v);
+	qsort(v, 1500, sizeof *v, cmp_u64);
+	ASSERT_EQ(metric(&b, "latency_p99_ns"), (double)v[1485 - 1]);
+	ASSERT_EQ(metric(&b, "latency_p50_ns"), (double)v[750 - 1]);
+	free(v);
+	free(a.lat);
+	free(b.lat);
+	schedule_free(&s);
 }
 
 /* The baseline: the same requests back to back, verified the same way; it
@@ -407,8 +506,10 @@ int main(void)
 	RUN(arrivals_are_poisson);
 	RUN(service_means);
 	RUN(check_refuses);
+	RUN(default_sizes);
 	RUN(sequential_baseline);
 	RUN(run_volt_half_load);
 	RUN(run_volt_with_io);
+	RUN(warmup_is_not_recorded);
 	return 0;
 }

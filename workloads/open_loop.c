@@ -30,6 +30,12 @@
  * as in Caladan's load generator). Each request writes its own latency slot;
  * `latencies` hands the array to the driver, which builds the histogram. The
  * last request to complete ends the run.
+ *
+ * Steady state. The first requests of the schedule, the warm-up, are run
+ * but not recorded: they find the empty system every trial starts from.
+ * The warm-up and the schedule's size default to counts that grow with the
+ * load (below, and docs/open-loop.md), so that tail latencies at high load
+ * come out as queueing theory has them.
  */
 #include <errno.h>
 #include <math.h>
@@ -40,7 +46,7 @@
 
 #include "workloads/workload.h"
 
-enum { P_LOAD, P_SERVICE_US, P_DIST, P_SIGMA, P_REQUESTS, P_IO_US, P_COUNT };
+enum { P_LOAD, P_SERVICE_US, P_DIST, P_SIGMA, P_REQUESTS, P_IO_US, P_WARMUP, P_COUNT };
 
 enum { DIST_CONSTANT, DIST_EXP, DIST_BIMODAL1, DIST_BIMODAL2, DIST_LOGNORMAL };
 
@@ -54,11 +60,15 @@ static const struct knob_def ol_params[P_COUNT] = {
 		     "10% 5.5S), 3 bimodal-2 (99.9% 0.5S, 0.1% 500.5S), 4 lognormal (sigma)" },
 	[P_SIGMA] = { "sigma", 1, 0, 2, false,
 		      "dist=4: standard deviation of ln(service); the mean stays S" },
-	[P_REQUESTS] = { "requests", 10000, 1, 1e7, true,
-			 "requests in the schedule (about 100 bytes each)" },
+	[P_REQUESTS] = { "requests", 0, 0, 1e7, true,
+			 "requests in the schedule (about 100 bytes each); 0 = from the load and "
+			 "workers (docs/open-loop.md)" },
 	[P_IO_US] = { "io_us", 0, 0, 1e6, false,
 		      "simulated I/O per request: compute S/2, sleep io_us on a timer, compute "
 		      "the rest (0 = none)" },
+	[P_WARMUP] = { "warmup", -1, -1, 0.9, false,
+		       "share of the requests, the first ones, run but not recorded; -1 = from "
+		       "the load and workers (docs/open-loop.md)" },
 };
 
 /* A request delivered this late or less counts as on time. */
@@ -96,6 +106,7 @@ struct open_loop {
 	 * workers start, except start_ns and started (once, by start). */
 	CACHE_ALIGNED uint32_t n;
 	uint32_t workers;
+	uint32_t warm;			/* requests [0, warm) run but are not recorded */
 	uint64_t *offset;		/* [n] intended arrival - start_ns: sorted, [0] = 0 */
 	uint64_t start_ns;		/* written by start before `started` */
 	_Atomic bool started;
@@ -188,8 +199,74 @@ static void draw_bimodal(struct ol_rng *r, uint64_t *service, uint32_t n, double
 }
 
 /*
+ * Steady state (docs/open-loop.md). Every trial starts from an empty system,
+ * and near saturation a queue takes long to forget that and long to average
+ * out. Static partition is k M/M/1 queues side by side, the slowest case of
+ * any policy (a shared queue relaxes and averages k times faster), so the
+ * default sizes follow one M/M/1 queue at load rho, mean service S:
+ *
+ *  - it relaxes towards its stationary distribution with the time constant
+ *    S / (1 - sqrt(rho))^2 (Morse 1955; Abate and Whitt 1987), 1560 S at
+ *    0.95: the first OL_WARM_RELAX such times are run but not recorded, the
+ *    warm-up, rho / (1 - sqrt(rho))^2 requests per worker each;
+ *  - the mean number in system, averaged over a time T, has the relative
+ *    variance 2 (1 + rho) / (rho (1 - rho)^2) S / T for long T (Whitt 1989):
+ *    OL_MEASURE_VAR x 2 (1 + rho) / (1 - rho)^2 recorded requests per
+ *    worker hold it to 1 / OL_MEASURE_VAR, a relative standard error of
+ *    16% per queue and 4% over 16 queues, which is what keeps the p99 at
+ *    0.95 within 5% of theory (docs/open-loop.md has the measurements).
+ *
+ * With at least OL_REQUESTS_MIN requests in all and at most OL_REQUESTS_CAP.
+ * Loads of 1 and beyond have no steady state; they are sized as OL_RHO_CAP.
+ */
+#define OL_WARM_RELAX 4.0
+#define OL_MEASURE_VAR 40.0
+#define OL_REQUESTS_MIN 10000.0
+#define OL_REQUESTS_CAP 4000000.0
+#define OL_RHO_CAP 0.97
+
+/* Warm-up requests: k workers' arrivals over OL_WARM_RELAX relaxation times. */
+static double warm_requests(double rho, uint32_t workers)
+{
+	rho = fmin(rho, OL_RHO_CAP);
+	double d = 1 - sqrt(rho);
+	return OL_WARM_RELAX * (double)workers * rho / (d * d);
+}
+
+/* Recorded requests by default (see above). */
+static double measure_requests(double rho, uint32_t workers)
+{
+	rho = fmin(rho, OL_RHO_CAP);
+	return OL_MEASURE_VAR * (double)workers * 2 * (1 + rho) / ((1 - rho) * (1 - rho));
+}
+
+/* The schedule's size: the `requests` parameter, or the default above.
+ * Exposed (internal) for tests/test_wl_open_loop.c. */
+uint32_t open_loop__requests(const double *p, uint32_t workers);
+
+uint32_t open_loop__requests(const double *p, uint32_t workers)
+{
+	if (p[P_REQUESTS] >= 1)
+		return (uint32_t)p[P_REQUESTS];
+	double n = warm_requests(p[P_LOAD], workers) + measure_requests(p[P_LOAD], workers);
+	return (uint32_t)ceil(fmin(fmax(n, OL_REQUESTS_MIN), OL_REQUESTS_CAP));
+}
+
+/* The warm-up: the first requests, run but not recorded. The `warmup` share
+ * of n, or else OL_WARM_RELAX relaxation times' worth, at most half of n (a
+ * short explicit schedule keeps half of its requests). */
+uint32_t open_loop__warmup(const double *p, uint32_t workers, uint32_t n);
+
+uint32_t open_loop__warmup(const double *p, uint32_t workers, uint32_t n)
+{
+	double w = p[P_WARMUP] >= 0 ? p[P_WARMUP] * n
+				    : fmin(warm_requests(p[P_LOAD], workers), 0.5 * n);
+	return w >= n ? n - 1 : (uint32_t)w;
+}
+
+/*
  * Build the schedule: service[i] and offset[i] (ns after the start) for the
- * n = params[requests] requests; returns the horizon T in ns. Exposed (two
+ * n = open_loop__requests() requests; returns the horizon T in ns. Exposed (two
  * underscores: internal) for tests/test_wl_open_loop.c.
  *
  * Arrival i is intended at offset[i] = (e_0 + ... + e_{i-1}) x T / E, with
@@ -209,7 +286,7 @@ uint64_t open_loop__schedule(const double *p, uint32_t workers, uint64_t seed,
 uint64_t open_loop__schedule(const double *p, uint32_t workers, uint64_t seed,
 			     uint64_t *offset, uint64_t *service)
 {
-	uint32_t n = (uint32_t)p[P_REQUESTS];
+	uint32_t n = open_loop__requests(p, workers);
 	double s = p[P_SERVICE_US] * 1000.0, sigma = p[P_SIGMA];
 	struct ol_rng r;
 
@@ -390,7 +467,7 @@ static void ol_destroy(void *inst);
 
 static int ol_check(const double *p, char *err, size_t len)
 {
-	if ((int)p[P_DIST] == DIST_BIMODAL2 && p[P_REQUESTS] < 1000) {
+	if ((int)p[P_DIST] == DIST_BIMODAL2 && p[P_REQUESTS] >= 1 && p[P_REQUESTS] < 1000) {
 		snprintf(err, len, "open-loop: bimodal-2 holds one long request per 1000; "
 			 "use requests >= 1000 (got %g)", p[P_REQUESTS]);
 		return -EINVAL;
@@ -400,7 +477,7 @@ static int ol_check(const double *p, char *err, size_t len)
 
 static void *ol_create(const double *p, uint32_t workers, uint64_t seed)
 {
-	uint32_t n = (uint32_t)p[P_REQUESTS];
+	uint32_t n = workers ? open_loop__requests(p, workers) : 0;
 	if (workers == 0 || n == 0)
 		return NULL;
 	struct open_loop *o = aligned_alloc(CACHE_LINE, sizeof *o);
@@ -408,6 +485,7 @@ static void *ol_create(const double *p, uint32_t workers, uint64_t seed)
 		return NULL;
 	memset(o, 0, sizeof *o);
 	o->n = n;
+	o->warm = open_loop__warmup(p, workers, n);
 	o->workers = workers;
 	o->load = p[P_LOAD];
 	o->io_ns = ns_of(p[P_IO_US] * 1000.0);
@@ -558,8 +636,8 @@ static int ol_verify(void *inst, char *err, size_t len)
 static size_t ol_latencies(void *inst, const uint64_t **out)
 {
 	struct open_loop *o = inst;
-	*out = o->latency;
-	return o->parallel_ran ? o->n : 0;
+	*out = o->latency + o->warm;
+	return o->parallel_ran ? o->n - o->warm : 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -589,16 +667,18 @@ static double rank_of(const uint64_t *v, uint32_t n, double p)
  *                   horizon give or take the last gap and the last
  *                   request's sojourn) and falls below it when the runtime
  *                   falls behind and the span stretches
- *   latency_p*_ns   end-to-end latency percentiles (nearest rank)
- *   late_p99_ns, late_max_ns, on_time_10us   schedule adherence: delivery minus
- *                   intended arrival, and the fraction delivered within
- *                   10 us
- *   requests        the schedule's size
+ *   latency_p*_ns   end-to-end latency percentiles (nearest rank) of the
+ *                   recorded requests (the warm-up left out)
+ *   late_p99_ns, late_max_ns, on_time_10us   schedule adherence of the
+ *                   recorded requests: delivery minus intended arrival, and
+ *                   the fraction delivered within 10 us
+ *   requests        the schedule's size, warm-up included
+ *   warmup_requests the first requests, run but not recorded
  */
 static size_t ol_metrics(void *inst, struct wl_metric *out, size_t max)
 {
 	struct open_loop *o = inst;
-	struct wl_metric m[9];
+	struct wl_metric m[10];
 	size_t k = 0;
 
 	m[k++] = (struct wl_metric){ "offered_load", o->load };
@@ -607,28 +687,30 @@ static size_t ol_metrics(void *inst, struct wl_metric *out, size_t max)
 		for (uint32_t i = 0; i < o->n; i++) {
 			uint64_t end = o->offset[i] + o->latency[i];
 			span = end > span ? end : span;
-			on_time += o->late[i] <= OL_ON_TIME_NS;
+			on_time += i >= o->warm && o->late[i] <= OL_ON_TIME_NS;
 		}
 		m[k++] = (struct wl_metric){ "achieved_load",
 					     span ? (double)exec_total(o) /
 							    ((double)o->workers * (double)span)
 						  : 0 };
-		uint64_t *v = malloc(o->n * sizeof *v);
+		uint32_t r = o->n - o->warm;
+		uint64_t *v = malloc(r * sizeof *v);
 		if (v) {
-			memcpy(v, o->latency, o->n * sizeof *v);
-			qsort(v, o->n, sizeof *v, cmp_u64);
-			m[k++] = (struct wl_metric){ "latency_p50_ns", rank_of(v, o->n, 50) };
-			m[k++] = (struct wl_metric){ "latency_p99_ns", rank_of(v, o->n, 99) };
-			m[k++] = (struct wl_metric){ "latency_p999_ns", rank_of(v, o->n, 99.9) };
-			memcpy(v, o->late, o->n * sizeof *v);
-			qsort(v, o->n, sizeof *v, cmp_u64);
-			m[k++] = (struct wl_metric){ "late_p99_ns", rank_of(v, o->n, 99) };
-			m[k++] = (struct wl_metric){ "late_max_ns", (double)v[o->n - 1] };
+			memcpy(v, o->latency + o->warm, r * sizeof *v);
+			qsort(v, r, sizeof *v, cmp_u64);
+			m[k++] = (struct wl_metric){ "latency_p50_ns", rank_of(v, r, 50) };
+			m[k++] = (struct wl_metric){ "latency_p99_ns", rank_of(v, r, 99) };
+			m[k++] = (struct wl_metric){ "latency_p999_ns", rank_of(v, r, 99.9) };
+			memcpy(v, o->late + o->warm, r * sizeof *v);
+			qsort(v, r, sizeof *v, cmp_u64);
+			m[k++] = (struct wl_metric){ "late_p99_ns", rank_of(v, r, 99) };
+			m[k++] = (struct wl_metric){ "late_max_ns", (double)v[r - 1] };
 			free(v);
 		}
-		m[k++] = (struct wl_metric){ "on_time_10us", (double)on_time / o->n };
+		m[k++] = (struct wl_metric){ "on_time_10us", (double)on_time / r };
 	}
 	m[k++] = (struct wl_metric){ "requests", o->n };
+	m[k++] = (struct wl_metric){ "warmup_requests", o->warm };
 	size_t w = k < max ? k : max;
 	memcpy(out, m, w * sizeof *out);
 	return w;
