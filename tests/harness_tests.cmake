@@ -14,7 +14,7 @@ target_link_libraries(json_check PRIVATE PkgConfig::JANSSON harness_core)
 add_test(NAME harness_cli
          COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.sh
                  $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
-set_tests_properties(harness_cli PROPERTIES TIMEOUT 300)
+set_tests_properties(harness_cli PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
 
 # test_variants.sh: an ablation of four variants of one policy in one run
 # (trials interleaved, each reported under its own name) and crossed --set
@@ -22,7 +22,7 @@ set_tests_properties(harness_cli PROPERTIES TIMEOUT 300)
 add_test(NAME harness_variants
          COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_variants.sh
                  $<TARGET_FILE:harness>)
-set_tests_properties(harness_variants PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+set_tests_properties(harness_variants PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT} SKIP_RETURN_CODE 77)
 
 # test_schema.sh: every workload on both engines; every result through
 # json_check and through a standard JSON Schema validator against
@@ -31,4 +31,4 @@ set_tests_properties(harness_variants PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
 add_test(NAME harness_schema
          COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_schema.sh
                  $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
-set_tests_properties(harness_schema PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+set_tests_properties(harness_schema PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT} SKIP_RETURN_CODE 77)

@@ -10,4 +10,4 @@ find_program(BASH_EXECUTABLE bash REQUIRED)
 add_test(NAME sweep
          COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_sweep.sh
                  $<TARGET_FILE:harness>)
-set_tests_properties(sweep PROPERTIES TIMEOUT 300)
+set_tests_properties(sweep PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})

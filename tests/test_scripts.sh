@@ -2,7 +2,12 @@
 #
 # test_scripts.sh - the result scripts, end to end.
 #
-#   test_scripts.sh HARNESS
+#   test_scripts.sh HARNESS [PART]
+#
+# PART is one of plots-a (harnesslib, percentile and p99 plots, gnuplot),
+# plots-b (speedup, throughput, utilization, Gantt, bad input) or report
+# (tables, CSV summary, HTML report in Chromium); without it, all three.
+# ctest runs each part as its own test, to keep every test short.
 #
 # Makes a small set of real results with HARNESS in a temporary directory
 # (fib under volt, tokio and central-queue at 1 and 2 workers, a second volt
@@ -25,10 +30,17 @@
 
 set -u
 
-harness=${1:?usage: test_scripts.sh HARNESS}
+harness=${1:?usage: test_scripts.sh HARNESS [plots-a|plots-b|report]}
+part=${2:-all}
+case $part in
+all | plots-a | plots-b | report) ;;
+*) echo "test_scripts: unknown part '$part' (plots-a, plots-b, report)" >&2; exit 2 ;;
+esac
+want() { [ "$part" = all ] || [ "$part" = "$1" ]; }
 [ -x "$harness" ] || { echo "test_scripts: $harness is not an executable file" >&2; exit 1; }
 harness=$(cd "$(dirname "$harness")" && pwd)/$(basename "$harness")
 scripts=$(cd "$(dirname "$0")/../scripts" && pwd)
+plot=$scripts/plot.py
 py=/usr/bin/python3
 chromium=/usr/bin/chromium
 
@@ -186,6 +198,7 @@ json.dump({"displayTimeUnit": "ns", "otherData": {"policy": "synthetic", "worklo
 EOF
 pass "synthetic Chrome trace"
 
+if want plots-a; then
 # ------------------------------------------------------------------ harnesslib
 pycheck "harnesslib checks" "$scripts" "$r" <<'EOF'
 import json, math, os, sys
@@ -272,7 +285,6 @@ EOF
 pass "harnesslib: medians, intervals, p99, theory, grouping, labels, series"
 
 # ----------------------------------------------------------------------- plots
-plot=$scripts/plot.py
 run "plot percentiles" "$py" "$plot" percentiles "$r" -o "$tmp/fig/pct.png" --data "$tmp/pct.dat"
 # The open-loop lines (sim: virtual time, the same every run) are surely visible.
 png_ok "plot percentiles" "$tmp/fig/pct.png" $central:0.001 $static:0.001
@@ -321,6 +333,9 @@ print("p99 data ok")
 EOF
 pass "plot.py p99-vs-load --theory: PNG, data = p99 / S from the files, M/M/1 and M/M/16 curves"
 
+fi
+
+if want plots-b; then
 run "plot speedup" "$py" "$plot" speedup "$r" -o "$tmp/fig/speedup.png"
 png_ok "plot speedup" "$tmp/fig/speedup.png" $volt:0.0008     # drawn last: on top
 run "plot speedup baseline" "$py" "$plot" speedup "$r"/fib-*.json --baseline \
@@ -398,6 +413,9 @@ st=$?
 [ -e "$tmp/fig/x.png" ] || [ -e "$tmp/fig/x.jpeg" ] && fail "a failed plot left a file"
 pass "plot.py: bad input exits 2 with one line, writes nothing"
 
+fi
+
+if want plots-a; then
 # --------------------------------------------------------------------- gnuplot
 run "gnuplot percentiles" gnuplot -e "data='$tmp/pct.dat'; out='$tmp/fig/gp-pct.png'" \
 	"$scripts/percentiles.gp"
@@ -411,6 +429,9 @@ st=$?
 [ $st -eq 2 ] || fail "percentiles.gp without data/out: exit $st, expected 2"
 pass "gnuplot: percentiles.gp and p99_vs_load.gp draw PNGs from plot.py's data"
 
+fi
+
+if want report; then
 # ---------------------------------------------------------------------- tables
 run "tables md" "$py" "$scripts/tables.py" "$r" -o "$tmp/tables.md"
 run "tables latex" "$py" "$scripts/tables.py" "$r" --format latex -o "$tmp/tables.tex"
@@ -538,5 +559,7 @@ chrome dump "$tmp/broken/index.html" "$tmp/dom2.html" || fail "chromium --dump-d
 grep -q "images: $((nimg - 1)) loaded, 1 failed" "$tmp/dom2.html" ||
 	fail "broken report: $(grep -o 'id="img-status"[^<]*' "$tmp/dom2.html"), expected 1 failed"
 pass "chromium: a missing figure is reported as failed"
+
+fi
 
 echo "test_scripts: $passed passed, $failed failed"

@@ -1,0 +1,145 @@
+/*
+ * test_sim_scaling.c - fork-join on the simulation engine: the work-
+ * stealing bounds and the engine's cost accounting. Deterministic for a
+ * seed and a cost table, so every assertion is exact, not a timing.
+ *
+ *  - cost accounting: on one virtual worker fib(n) does everything
+ *    serially, so its makespan is the sum over the run's counters of each
+ *    counter times its modelled cost (core/costs.h), less the last step
+ *    (the makespan ends when the root's last poll begins). That identity
+ *    is checked for several n, under several policies and cost tables; a
+ *    mechanism charged twice or not at all breaks it;
+ *  - fib(30) from 2 to 64 workers (fib(24) to 16 under the sanitizers)
+ *    under volt and steal-one: the makespan never
+ *    beats max(T1 / P, Tinf) (Blumofe and Leiserson, JACM 1999),
+ *    efficiency T1 / (P makespan) >= 0.8 at the most workers, and steals grow
+ *    with P. T1 is the work of the task graph under the same cost table,
+ *    measured as its run on one virtual worker (all of it serial); Tinf is
+ *    the graph's critical path, a poll and two spawns per level down and a
+ *    join poll per level up.
+ */
+#include "sim_util.h"
+
+/* fib(30) up to 64 workers in Release; the sanitizers make each step 10-50x
+ * slower, so under them fib(24) (75,025 nodes) up to 16. */
+#define FIB_N (SIM_SANITIZED ? 24 : 30)
+#define FIB_PMAX (SIM_SANITIZED ? 16u : 64u)
+
+/* What the engine should have charged for the run's counters, with the
+ * global lock uncontended (one worker). */
+static uint64_t charged(const struct worker_stats *t, const struct sim_costs *c)
+{
+	return t->polls * c->poll + t->spawns * c->spawn + t->local_pushes * c->local_push +
+	       t->local_pops * c->local_pop + (t->lifo_polls + t->runnext_polls) * c->lifo +
+	       (t->global_tasks + t->overflow_tasks) * c->global_task +
+	       t->steal_attempts * c->steal_attempt + t->tasks_stolen * c->steal_task +
+	       t->notifies * c->notify + t->parks * c->park +
+	       (t->global_batches + t->overflows) * c->global_lock;
+}
+
+/*
+ * makespan = charged(counters) - last step, for fib(n), n = 12..16. The
+ * last step is the same poll of the root in every run, so the difference
+ * must be one constant, between one poll and one whole step.
+ */
+static void accounting_exact(const char *policy, const struct sim_costs *c)
+{
+	int64_t last = 0;
+	for (uint32_t n = 12; n <= 16; n++) {
+		char arg[16];
+		snprintf(arg, sizeof arg, "n=%u", n);
+		const char *const params[] = { arg, NULL };
+		struct sim_out o;
+		sim_run_costs(policy, NULL, "fib", params, 1, 0, c, &o, NULL, NULL);
+		ASSERT_EQ(o.rc, 0);
+		ASSERT_EQ(o.tot.parks, 0);	/* one worker, never out of work */
+		int64_t diff = (int64_t)charged(&o.tot, c) - (int64_t)o.makespan;
+		if (n == 12) {
+			last = diff;
+			fprintf(stderr, "    %s: fib(%u) %llu polls, makespan %llu ns, last step "
+				"%lld ns\n", policy, n, (unsigned long long)o.tot.polls,
+				(unsigned long long)o.makespan, (long long)diff);
+		}
+		ASSERT_EQ(diff, last);
+	}
+	int64_t step_max = (int64_t)(c->poll + c->lifo + c->local_pop + c->global_task +
+				     c->global_lock + c->spawn + c->local_push);
+	ASSERT(last >= (int64_t)c->poll && last <= step_max);
+}
+
+static void cost_accounting_exact(void)
+{
+	struct sim_costs def, odd;
+	sim_costs_default(&def);
+	/* Distinct primes, so that no two mechanisms can stand in for each
+	 * other in the sum. */
+	odd = def;
+	odd.poll = 101;
+	odd.spawn = 37;
+	odd.local_push = 7;
+	odd.local_pop = 13;
+	odd.lifo = 3;
+	odd.global_lock = 211;
+	odd.global_task = 17;
+	static const char *const policies[] = { "volt", "tokio", "go", "rayon", "steal-one",
+						"central-queue", "static-partition" };
+	for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++) {
+		if (!policy_find(policies[i]))
+			TEST_FAIL("policy %s is not registered", policies[i]);
+		accounting_exact(policies[i], &def);
+		accounting_exact(policies[i], &odd);
+	}
+}
+
+/* The critical path of fib(n) under the cost table (see the header). */
+static uint64_t fib_span(uint32_t n, const struct sim_costs *c)
+{
+	return n < 2 ? c->poll : (uint64_t)(n - 1) * (2 * c->poll + 2 * c->spawn) + c->poll;
+}
+
+static void fib_scaling(const char *policy)
+{
+	char arg[16];
+	snprintf(arg, sizeof arg, "n=%d", FIB_N);
+	const char *const params[] = { arg, NULL };
+	static const uint32_t counts[] = { 2, 4, 8, 16, 32, 64 };
+	struct sim_costs costs;
+	sim_costs_default(&costs);
+	struct sim_out one, o;
+	sim(policy, NULL, "fib", params, 1, 0, &one);
+	ASSERT_EQ(one.rc, 0);
+	double t1 = (double)one.makespan, tinf = (double)fib_span(FIB_N, &costs);
+	uint64_t last_steals = 0;
+	for (size_t i = 0; i < sizeof counts / sizeof counts[0] && counts[i] <= FIB_PMAX; i++) {
+		uint32_t p = counts[i];
+		sim(policy, NULL, "fib", params, p, 0, &o);
+		ASSERT_EQ(o.rc, 0);
+		double bound = fmax(t1 / p, tinf), eff = t1 / (p * (double)o.makespan);
+		fprintf(stderr, "    %s fib(%d) P=%2u: makespan %.3f ms, bound %.3f ms, "
+			"efficiency %.3f, %llu steals\n", policy, FIB_N, p, o.makespan / 1e6,
+			bound / 1e6, eff, (unsigned long long)o.tot.steals);
+		ASSERT((double)o.makespan >= bound);
+		ASSERT(o.tot.steals > last_steals);
+		last_steals = o.tot.steals;
+		if (p == FIB_PMAX)
+			ASSERT(eff >= 0.8);
+	}
+}
+
+static void fib_bounds_volt(void)
+{
+	fib_scaling("volt");
+}
+
+static void fib_bounds_steal_one(void)
+{
+	fib_scaling("steal-one");
+}
+
+int main(void)
+{
+	RUN(cost_accounting_exact);
+	RUN(fib_bounds_volt);
+	RUN(fib_bounds_steal_one);
+	return 0;
+}
