@@ -640,6 +640,16 @@ static size_t ol_latencies(void *inst, const uint64_t **out)
 	return o->parallel_ran ? o->n - o->warm : 0;
 }
 
+/* For tests: the recorded requests' delivery delays (delivery minus
+ * intended arrival), in the order of `latencies`. */
+size_t open_loop__late(void *inst, const uint64_t **out);
+size_t open_loop__late(void *inst, const uint64_t **out)
+{
+	struct open_loop *o = inst;
+	*out = o->late + o->warm;
+	return o->parallel_ran ? o->n - o->warm : 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
