@@ -1,7 +1,9 @@
 /*
  * test_calibrate.c - `harness --calibrate`'s measurements and cost file: a
- * short calibration gives every cost a sane figure (positive, below 1 ms:
- * nothing tighter, the figures are timings), the file it writes loads back
+ * short calibration gives every cost a well-formed figure (finite, not
+ * negative, inside its range over passes, rounded into the file; no upper
+ * bound, the figures are timings of a possibly loaded machine), the
+ * what-if io_delay stays 0, the file it writes loads back
  * with sim_costs_load to exactly the values measured and appears atomically,
  * and a cost file naming an unknown cost is rejected with the valid names.
  */
@@ -55,20 +57,23 @@ static void measures_every_cost(void)
 	ASSERT(cal.when > 0);
 #define X(name, def, help)                                                            \
 	do {                                                                          \
-		if (!(isfinite(cal.ns.name) && cal.ns.name >= 0 && cal.ns.name < 1e6)) \
+		if (!(isfinite(cal.ns.name) && cal.ns.name >= 0))                     \
 			TEST_FAIL("cost %s measured %g ns", #name, cal.ns.name);      \
 		ASSERT(cal.lo.name <= cal.ns.name && cal.ns.name <= cal.hi.name);     \
-		ASSERT(cal.costs.name >= 1);                                          \
-		ASSERT(cal.costs.name < 1000000);                                     \
+		if (strcmp(#name, "io_delay") == 0) {                                 \
+			ASSERT_U64_EQ(cal.costs.name, 0);                             \
+			break;                                                        \
+		}                                                                     \
 		/* The file holds the figure rounded (at least 1). */                 \
+		ASSERT(cal.costs.name >= 1);                                          \
 		ASSERT(fabs((double)cal.costs.name - cal.ns.name) <= 1.0);            \
 	} while (0);
 	SIM_COSTS(X)
 #undef X
 	if (cal.cpus >= 2) {
 		/* CPUs 0 and 1 exist: the probe ran and the threads were pinned. */
-		ASSERT(cal.c2c_ns > 0 && cal.c2c_ns < 1e6);
-		ASSERT(cal.c2c_end_ns > 0 && cal.c2c_end_ns < 1e6);
+		ASSERT(isfinite(cal.c2c_ns) && cal.c2c_ns > 0);
+		ASSERT(isfinite(cal.c2c_end_ns) && cal.c2c_end_ns > 0);
 	}
 	calibrate_print(&cal, stderr);
 }
