@@ -33,11 +33,18 @@ bool idle_leave_searching(struct idle *s)
 	return prev == 1;
 }
 
-int idle_claim_parked(struct idle *s)
+static int pick_lowest(uint64_t bm, const void *arg)
+{
+	(void)arg;
+	return __builtin_ctzll(bm);
+}
+
+static inline __attribute__((always_inline)) int claim(struct idle *s, idle_pick_fn pick,
+						       const void *arg)
 {
 	uint64_t bm = atomic_load_explicit(&s->parked_bitmap, memory_order_seq_cst);
 	while (bm != 0) {
-		int id = __builtin_ctzll(bm);
+		int id = pick(bm, arg);
 		uint64_t mask = (uint64_t)1 << id;
 		/*
 		 * Count the worker as a searcher *before* taking its bit: a
@@ -63,6 +70,16 @@ int idle_claim_parked(struct idle *s)
 		bm = prev & ~mask;
 	}
 	return -1;
+}
+
+int idle_claim_parked(struct idle *s)
+{
+	return claim(s, pick_lowest, NULL);
+}
+
+int idle_claim_parked_by(struct idle *s, idle_pick_fn pick, const void *arg)
+{
+	return claim(s, pick, arg);
 }
 
 bool idle_mark_parked(struct idle *s, uint32_t id, bool was_searching)

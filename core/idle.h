@@ -113,6 +113,14 @@ bool idle_leave_searching(struct idle *s);
 int idle_claim_parked(struct idle *s);
 
 /*
+ * The same claim with the choice made by pick(bm, arg), which returns the
+ * index of a set bit of the parked bitmap bm (a policy's wake order: e.g.
+ * the most recently parked first, as Tokio's sleeper stack wakes).
+ */
+typedef int (*idle_pick_fn)(uint64_t bm, const void *arg);
+int idle_claim_parked_by(struct idle *s, idle_pick_fn pick, const void *arg);
+
+/*
  * Mark worker `id` parked. If it was searching, it leaves the searching
  * state in the same step, after the bit is set; returns true if it was the
  * last searcher (it must then re-check every queue).

@@ -31,7 +31,7 @@
 #include "policies/volt_internal.h"
 
 static const struct knob_def locality_knobs[LOC_NKNOBS] = {
-	VOLT_KNOB_ENTRIES(1e7),
+	VOLT_KNOB_ENTRIES(1e7, 0, 128),
 	[LOC_DOMAIN_SIZE] = { "domain_size", 2, 1, 1024, true,
 			      "workers per domain when the machine has one domain (or topology=0): "
 			      "worker i is in domain i / domain_size" },

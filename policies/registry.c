@@ -7,18 +7,20 @@
 #include "policies/volt.h"
 
 extern const struct policy policy_central, policy_static_partition, policy_locality;
-extern const struct policy policy_steal_one, policy_rayon;
+extern const struct policy policy_blumofe_leiserson, policy_rayon;
 
 const struct policy *const policy_table[] = {
 	&policy_volt,
 	&policy_volt_broken,	/* test-only: listed apart, not in --policy=all */
-	&policy_tokio,
 	&policy_fixed_interval_61,
+	&policy_steal_one,
+	&policy_tokio,
+	&policy_tokio_1_28,
 	&policy_go,
 	&policy_central,
 	&policy_static_partition,
 	&policy_locality,
-	&policy_steal_one,
+	&policy_blumofe_leiserson,
 	&policy_rayon,
 	NULL,
 };

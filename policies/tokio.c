@@ -4,8 +4,10 @@
  * idle,stats}.rs) in two versions that share every line of code and differ
  * only in knob defaults:
  *
- *   tokio              1.29 and later: the global-queue interval tunes itself
- *   fixed-interval-61  up to 1.28 (and Go's number): every 61 ticks, no tuning
+ *   tokio       1.29 and later: the global-queue interval tunes itself,
+ *               batch pulls from the global queue
+ *   tokio-1.28  before PRs 5705 and 5712: every 61 ticks, no tuning, one
+ *               task per pop of the global queue
  *
  * Tokio's tick is one iteration of its worker loop: tick += 1, maintenance
  * every event_interval ticks, next_task() for one task, run it, then keep
@@ -68,8 +70,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One table shape for both policies; only the interval default differs. */
-#define TOKIO_KNOB_TABLE(INTERVAL_DEFAULT)                                                   \
+/* One table shape for both versions; they differ in knob defaults only. */
+#define TOKIO_KNOB_TABLE(INTERVAL_DEFAULT, BATCH_DEFAULT)                                    \
 	{                                                                                    \
 		[TOKIO_LIFO_CAP] = { "lifo_cap", 3, 0, 1e9, true,                            \
 				     "LIFO polls chained after one task before woken tasks go "  \
@@ -93,8 +95,9 @@
 		[TOKIO_EVENT_INTERVAL] = { "event_interval", 61, 1, 1e9, true,               \
 					   "ticks between maintenance (driver) ticks; each "  \
 					   "ends a batch" },                                  \
-		[TOKIO_BATCH_MAX] = { "batch_max", 128, 1, 256, true,                        \
-				      "largest global batch (half the local queue)" },           \
+		[TOKIO_BATCH_MAX] = { "batch_max", BATCH_DEFAULT, 1, 256, true,              \
+				      "largest global batch (half the local queue); 1 = one "    \
+				      "task per pop (up to 1.28)" },                             \
 		[TOKIO_STEAL_MAX] = { "steal_max", 128, 0, 128, true,                        \
 				      "most tasks one steal moves (half, capped); 0 = no "       \
 				      "stealing" },                                              \
@@ -111,8 +114,8 @@
 					    "park timeout; 0 = none (park until notified)" }, \
 	}
 
-static const struct knob_def tokio_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(0);
-static const struct knob_def fixed61_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(61);
+static const struct knob_def tokio_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(0, 128);
+static const struct knob_def tokio_128_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(61, 1);
 
 #define UNPARK_SHIFT 16
 #define SEARCH_MASK ((1ull << UNPARK_SHIFT) - 1)
@@ -777,11 +780,12 @@ const struct policy policy_tokio = {
 	.unparked = tokio_unparked,
 };
 
-/* The same code; only the interval knob's default differs (61: tuning off). */
-const struct policy policy_fixed_interval_61 = {
-	.name = "fixed-interval-61",
-	.summary = "Tokio up to 1.28: as tokio, with the global queue checked every 61 ticks",
-	.knobs = fixed61_knobs,
+/* The same code; knob defaults as Tokio had them up to 1.28. */
+const struct policy policy_tokio_1_28 = {
+	.name = "tokio-1.28",
+	.summary = "Tokio 1.28: as tokio, with a fixed global interval of 61 (no tuning) and one "
+		   "task per global-queue pop",
+	.knobs = tokio_128_knobs,
 	.nknobs = TOKIO_NKNOBS,
 	.check = tokio_check,
 	.init = tokio_init,

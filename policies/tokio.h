@@ -1,7 +1,7 @@
 /*
- * tokio.h - the Tokio multi-thread scheduler (tokio) and its fixed-interval
- * predecessor (fixed-interval-61): pure functions and per-worker state,
- * exposed for tests and reports.
+ * tokio.h - the Tokio multi-thread scheduler (tokio) and its 1.28 version
+ * (tokio-1.28): pure functions and per-worker state, exposed for tests and
+ * reports.
  */
 #ifndef HARNESS_POLICIES_TOKIO_H
 #define HARNESS_POLICIES_TOKIO_H
@@ -12,8 +12,8 @@
 
 /* Tokio 1.29 and later: self-tuning global-queue interval. */
 extern const struct policy policy_tokio;
-/* Tokio up to 1.28 (and Go's number): the global queue every 61 ticks. */
-extern const struct policy policy_fixed_interval_61;
+/* Tokio up to 1.28: the global queue every 61 ticks, one task per pop. */
+extern const struct policy policy_tokio_1_28;
 
 /* Knob indices; both policies share this table shape. */
 enum tokio_knob {

@@ -44,12 +44,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One table shape for volt and its test-only broken variant, which differ
- * only in the park timeout's default. */
-#define VOLT_KNOB_TABLE(park_default) { VOLT_KNOB_ENTRIES(park_default) }
+/* One table shape for volt, its test-only broken variant (no park timeout)
+ * and its single-mechanism variants (one default changed each). */
+#define VOLT_KNOB_TABLE(park, interval, steal) { VOLT_KNOB_ENTRIES(park, interval, steal) }
 
-static const struct knob_def volt_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(1e7);
-static const struct knob_def volt_broken_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(0);
+static const struct knob_def volt_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(1e7, 0, 128);
+static const struct knob_def volt_broken_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(0, 0, 128);
+static const struct knob_def fixed61_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(1e7, 61, 128);
+static const struct knob_def steal_one_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(1e7, 0, 1);
 
 #define PREFETCH_MAX 64
 #define CAP_DEN 1000u
@@ -73,6 +75,11 @@ struct volt {
 	uint32_t steal_max, cap_num;
 	uint64_t park_ns;
 	bool skip_last_searcher;	/* the broken variant: see policy_volt_broken */
+	bool wake_stack;		/* wake=1: the most recently parked first */
+	/* wake=1: when each worker last parked (a clock of parks), read by
+	 * claimers choosing whom to wake. */
+	_Atomic uint64_t park_clock;
+	_Atomic uint64_t park_stamp[IDLE_MAX_WORKERS];
 	struct volt_worker *vw;		/* [nworkers] */
 	/* The victim loop of volt_find_work_hooked (volt_internal.h); volt's
 	 * own find_work never reads these. */
@@ -171,6 +178,7 @@ int volt_init(struct runtime *rt)
 	v->steal_max = (uint32_t)k[VOLT_STEAL_MAX];
 	v->cap_num = (uint32_t)lround(k[VOLT_SEARCHER_CAP] * CAP_DEN);
 	v->park_ns = k[VOLT_PARK_TIMEOUT_NS] ? (uint64_t)k[VOLT_PARK_TIMEOUT_NS] : PARK_FOREVER;
+	v->wake_stack = k[VOLT_WAKE] != 0;
 
 	/* sizeof is a multiple of the line (CACHE_ALIGNED member). */
 	v->vw = aligned_alloc(CACHE_LINE, rt->nworkers * sizeof(struct volt_worker));
@@ -205,10 +213,65 @@ void volt_destroy(struct runtime *rt)
 	rt->pstate = NULL;
 }
 
+/* wake=1: of the parked workers in bm, the one that parked last. */
+static int pick_latest(uint64_t bm, const void *arg)
+{
+	const struct volt *v = arg;
+	int best = __builtin_ctzll(bm);
+	uint64_t best_stamp = 0;
+	for (uint64_t m = bm; m; m &= m - 1) {
+		int i = __builtin_ctzll(m);
+		/* Relaxed: the stamp was stored before the parker's seq_cst RMW
+		 * that set its bit, and the claimer read that bit with a
+		 * seq_cst load, so the stamp it reads is at least as new. */
+		uint64_t stamp = atomic_load_explicit(&v->park_stamp[i], memory_order_relaxed);
+		if (stamp > best_stamp) {
+			best_stamp = stamp;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/*
+ * Publisher side of the bitmap idle state (rt_idle_notify). wake=1 swaps
+ * the lowest-first choice (Volt's wakeWorkerIfNeeded: count trailing zeros
+ * of the parked bitmap) for the most recently parked worker, the order in
+ * which Tokio pops its sleeper stack (tokio idle.rs, worker_to_notify);
+ * the rest of the protocol is the same.
+ */
+static void notify(struct runtime *rt, struct worker *w)
+{
+	struct volt *v = V(rt);
+	if (__builtin_expect(!v->wake_stack, 1)) {
+		rt_idle_notify(rt, w);
+		return;
+	}
+	idle_fence_publish();
+	if (!idle_should_wake(&rt->idle))
+		return;
+	int id = idle_claim_parked_by(&rt->idle, pick_latest, v);
+	if (id < 0)
+		return;
+	if (w)
+		w->st.notifies++;
+	rt->engine->ops->unpark(rt->engine, (uint32_t)id);
+}
+
+/* After a push into the caller's own ring (rt_idle_notify_local). */
+static inline void notify_local(struct worker *w)
+{
+	struct idle *s = &w->rt->idle;
+	if (atomic_load_explicit(&s->num_parked, memory_order_relaxed) == 0 ||
+	    atomic_load_explicit(&s->num_searching, memory_order_relaxed) != 0)
+		return;
+	notify(w->rt, w);
+}
+
 static __attribute__((noinline)) void schedule_parking(struct worker *w, struct task *t)
 {
 	inject_push(&w->rt->inject, t);
-	rt_idle_notify(w->rt, w);
+	notify(w->rt, w);
 }
 
 /* A full ring hands half of itself and t to the global queue (or t alone
@@ -217,7 +280,7 @@ static __attribute__((noinline)) void schedule_parking(struct worker *w, struct 
 static __attribute__((noinline)) void push_full_ring(struct worker *w, struct task *t)
 {
 	rt_push_local_overflow(w, t);
-	rt_idle_notify(w->rt, w);
+	notify(w->rt, w);
 }
 
 void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
@@ -252,7 +315,7 @@ void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 	if (__builtin_expect(ring_try_push(&w->sh->ring, t), 1)) {
 		/* Volt's code wakes nobody here; notify_local does. */
 		if (vw->notify_local)
-			rt_idle_notify_local(w);
+			notify_local(w);
 		return;
 	}
 	push_full_ring(w, t);
@@ -261,7 +324,7 @@ void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 void volt_schedule_remote(struct runtime *rt, struct task *t)
 {
 	inject_push(&rt->inject, t);
-	rt_idle_notify(rt, NULL);
+	notify(rt, NULL);
 }
 
 uint32_t volt_tick_begin(struct worker *w)
@@ -442,7 +505,7 @@ static void leave_searching(struct worker *w)
 	w->searching = false;
 	if (idle_leave_searching(&w->rt->idle) && !V(w->rt)->skip_last_searcher) {
 		uint64_t before = w->st.notifies;
-		rt_idle_notify(w->rt, w);
+		notify(w->rt, w);
 		w->st.last_searcher_notifies += w->st.notifies - before;
 	}
 }
@@ -540,6 +603,11 @@ bool volt_park(struct worker *w, uint64_t *timeout_ns)
 		return false;
 	}
 
+	if (V(rt)->wake_stack) {
+		/* Relaxed: the seq_cst RMW of idle_mark_parked publishes it. */
+		uint64_t now = atomic_fetch_add_explicit(&V(rt)->park_clock, 1, memory_order_relaxed);
+		atomic_store_explicit(&V(rt)->park_stamp[w->index], now + 1, memory_order_relaxed);
+	}
 	bool last = idle_mark_parked(&rt->idle, w->index, w->searching);
 	w->searching = false;
 	if (!V(rt)->skip_last_searcher) {
@@ -554,7 +622,7 @@ bool volt_park(struct worker *w, uint64_t *timeout_ns)
 		idle_fence_recheck();
 		if ((last || atomic_load_explicit(&rt->idle.num_searching, memory_order_seq_cst) == 0) &&
 		    any_queue_nonempty(rt))
-			rt_idle_notify(rt, w);
+			notify(rt, w);
 	}
 	*timeout_ns = V(rt)->park_ns;
 	return true;
@@ -655,4 +723,28 @@ const struct policy policy_volt_broken = {
 	.unparked = volt_unparked,
 	.check_idle = volt_check_idle,
 	.dump = volt_dump,
+};
+
+/* Single-mechanism variants: volt's ops and knobs, one default changed, so
+ * that a difference in a result belongs to that one mechanism. */
+#define VOLT_VARIANT_OPS                                                                     \
+	.nknobs = VOLT_NKNOBS, .check = volt_check, .init = volt_init,                       \
+	.destroy = volt_destroy, .schedule_local = volt_schedule_local,                      \
+	.schedule_remote = volt_schedule_remote, .tick_begin = volt_tick_begin,              \
+	.find_work = volt_find_work, .tick_end = volt_tick_end, .park = volt_park,           \
+	.unparked = volt_unparked, .check_idle = volt_check_idle, .dump = volt_dump
+
+const struct policy policy_fixed_interval_61 = {
+	.name = "fixed-interval-61",
+	.summary = "volt with a fixed global-queue interval of 61 (interval=61, the number of "
+		   "Tokio up to 1.28 and of Go), nothing else changed",
+	.knobs = fixed61_knobs,
+	VOLT_VARIANT_OPS,
+};
+
+const struct policy policy_steal_one = {
+	.name = "steal-one",
+	.summary = "volt whose steals move one task (steal_max=1), nothing else changed",
+	.knobs = steal_one_knobs,
+	VOLT_VARIANT_OPS,
 };

@@ -10,6 +10,9 @@
 
 extern const struct policy policy_volt;
 extern const struct policy policy_volt_broken;	/* kept for tests */
+/* Single-mechanism variants: volt with one knob's default changed. */
+extern const struct policy policy_fixed_interval_61;	/* interval=61 */
+extern const struct policy policy_steal_one;		/* steal_max=1 */
 
 /* Knob indices (order of the knob table). */
 enum volt_knob {
@@ -29,6 +32,7 @@ enum volt_knob {
 	VOLT_PARK_TIMEOUT_NS,
 	VOLT_NOTIFY_LOCAL,
 	VOLT_YIELD_TO_RING,
+	VOLT_WAKE,
 	VOLT_NKNOBS
 };
 

@@ -27,12 +27,12 @@
 /* Volt's knob table entries, in enum volt_knob order (designated
  * initializers): an extension's table starts with them, so volt_init and
  * volt_check read the same indices, and appends its own after
- * VOLT_NKNOBS. */
-#define VOLT_KNOB_ENTRIES(park_default)                                                      \
+ * VOLT_NKNOBS. A single-mechanism variant differs in one default. */
+#define VOLT_KNOB_ENTRIES(park_default, interval_default, steal_default)                     \
 	[VOLT_BUDGET] = { "budget", 128, 1, 65536, true, "task polls per tick" },            \
 	[VOLT_LIFO_CAP] = { "lifo_cap", 3, 0, 1e9, true,                                     \
 			    "LIFO-slot polls per tick before the slot is flushed to "        \
-			    "the ring; 0 disables the slot" },                               \
+			    "the ring; 0 disables the slot; >= budget is unbounded" },       \
 	[VOLT_PREFETCH] = { "prefetch", 0, 0, 64, true,                                      \
 			    "owner-private buffer for a global batch's surplus (the "        \
 			    "design's 32); 0 = Volt's code: the surplus goes to the ring" }, \
@@ -40,7 +40,7 @@
 			     "lower clamp of a global batch (len/workers)" },                \
 	[VOLT_BATCH_MAX] = { "batch_max", 64, 1, 256, true,                                  \
 			     "upper clamp of a global batch" },                              \
-	[VOLT_INTERVAL] = { "interval", 0, 0, 1e9, true,                                     \
+	[VOLT_INTERVAL] = { "interval", interval_default, 0, 1e9, true,                      \
 			    "polls between global-queue checks; 0 = adaptive (EWMA)" },      \
 	[VOLT_INTERVAL_MIN] = { "interval_min", 8, 1, 1e9, true,                             \
 				"lower clamp of the adaptive interval" },                    \
@@ -53,7 +53,7 @@
 			      "weight of a new tick's mean poll time" },                     \
 	[VOLT_INITIAL_AVG_NS] = { "initial_avg_ns", 50000, 1, 1e12, true,                    \
 				  "EWMA seed (50 us gives interval 20)" },                   \
-	[VOLT_STEAL_MAX] = { "steal_max", 128, 0, 128, true,                                 \
+	[VOLT_STEAL_MAX] = { "steal_max", steal_default, 0, 128, true,                       \
 			     "most tasks one steal moves (half, capped); 1 = steal "         \
 			     "one; 0 = no stealing" },                                       \
 	[VOLT_SEARCHER_CAP] = { "searcher_cap", 0.5, 0.001, 1, false,                        \
@@ -65,7 +65,11 @@
 				"a parked worker; 0 = Volt's code: never" },                 \
 	[VOLT_YIELD_TO_RING] = { "yield_to_ring", 0, 0, 1, true,                             \
 				 "1 = a task woken during its own poll goes to the ring's "  \
-				 "tail; 0 = Volt's code: the LIFO slot" }
+				 "tail; 0 = Volt's code: the LIFO slot" },                   \
+	[VOLT_WAKE] = { "wake", 0, 0, 1, true,                                               \
+			"which parked worker a notify wakes: 0 = the lowest in the "         \
+			"parked bitmap (Volt); 1 = the most recently parked (Tokio's "       \
+			"sleeper stack)" }
 
 /* Volt's ops (policy.h documents who calls each). */
 int volt_check(const struct rt_config *cfg, const double *knobs, char *err, size_t len);

@@ -41,7 +41,7 @@ PROG = "plot.py"
 FORMATS = ("png", "pdf", "svg")
 
 # One colour per policy, the same in every figure.
-POLICY_ORDER = ("volt", "tokio", "fixed-interval-61", "go", "rayon", "steal-one",
+POLICY_ORDER = ("volt", "fixed-interval-61", "steal-one", "tokio", "tokio-1.28", "go", "rayon", "blumofe-leiserson",
                 "central-queue", "static-partition", "locality", "volt-broken")
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
            "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")

@@ -46,8 +46,8 @@ if not results:
     sys.exit("reproduce: no results in %s" % " ".join(dirs))
 groups = hl.group_by_config(results)
 # Rows: the policies in the order --policy=all lists them, then the rest.
-ORDER = ["volt", "tokio", "fixed-interval-61", "go", "central-queue", "static-partition",
-         "locality", "steal-one", "rayon"]
+ORDER = ["volt", "fixed-interval-61", "steal-one", "tokio", "tokio-1.28", "go", "central-queue", "static-partition",
+         "locality", "blumofe-leiserson", "rayon"]
 rank = lambda p: (ORDER.index(p) if p in ORDER else len(ORDER), p)
 
 
@@ -260,7 +260,7 @@ for dist in 1 2; do
 {
   "name": "zygos-$name",
   "comment": "Open-loop Poisson arrivals, S = 1 ms, service dist=$dist (1 exponential, 2 bimodal-1: 90% 0.5 S, 10% 5.5 S); static-partition routes at random (k x M/M/1), central-queue is M/M/k.",
-  "policies": ["static-partition", "central-queue", "volt", "tokio", "fixed-interval-61", "go", "rayon", "steal-one", "locality"],
+  "policies": ["static-partition", "central-queue", "volt", "tokio", "tokio-1.28", "go", "rayon", "steal-one", "locality"],
   "workloads": "open-loop",
   "engines": "sim",
   "workers": 16,

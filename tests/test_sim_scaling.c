@@ -10,7 +10,7 @@
  *    is checked for several n, under several policies and cost tables; a
  *    mechanism charged twice or not at all breaks it;
  *  - fib(30) from 2 to 64 workers (fib(24) to 16 under the sanitizers)
- *    under volt and steal-one: the makespan never
+ *    under volt and blumofe-leiserson: the makespan never
  *    beats max(T1 / P, Tinf) (Blumofe and Leiserson, JACM 1999),
  *    efficiency T1 / (P makespan) >= 0.8 at the most workers, and steals grow
  *    with P. T1 is the work of the task graph under the same cost table,
@@ -81,7 +81,7 @@ static void cost_accounting_exact(void)
 	odd.lifo = 3;
 	odd.global_lock = 211;
 	odd.global_task = 17;
-	static const char *const policies[] = { "volt", "tokio", "go", "rayon", "steal-one",
+	static const char *const policies[] = { "volt", "tokio", "go", "rayon", "blumofe-leiserson",
 						"central-queue", "static-partition" };
 	for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++) {
 		if (!policy_find(policies[i]))
@@ -131,15 +131,15 @@ static void fib_bounds_volt(void)
 	fib_scaling("volt");
 }
 
-static void fib_bounds_steal_one(void)
+static void fib_bounds_blumofe_leiserson(void)
 {
-	fib_scaling("steal-one");
+	fib_scaling("blumofe-leiserson");
 }
 
 int main(void)
 {
 	RUN(cost_accounting_exact);
 	RUN(fib_bounds_volt);
-	RUN(fib_bounds_steal_one);
+	RUN(fib_bounds_blumofe_leiserson);
 	return 0;
 }

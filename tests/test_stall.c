@@ -68,7 +68,7 @@ static void hand_close(struct hand_run *r)
  */
 static void tokio_start_wakes_driver_holder(void)
 {
-	const char *const pols[] = { "tokio", "fixed-interval-61" };
+	const char *const pols[] = { "tokio", "tokio-1.28" };
 	const char *const params[] = { "load=0.1", "service_us=5", "requests=50", NULL };
 	for (size_t k = 0; k < 2; k++) {
 		/* Worker 2 parks first and takes the driver; then workers 1

@@ -1,5 +1,5 @@
 /*
- * test_policy_steal_one.c - the steal-one policy: owner LIFO and a thief
+ * test_policy_blumofe_leiserson.c - the blumofe-leiserson policy: owner LIFO and a thief
  * taking exactly the oldest task, driven by hand; the parking re-check; the
  * victim sweep knob; fib correct on 1, 2, 3 and 8 workers with steals ==
  * tasks_stolen in every run and real steals on fib(27); the worker limit;
@@ -10,12 +10,15 @@
 
 #include "run_util.h"
 
-extern const struct policy policy_steal_one;
+extern const struct policy policy_blumofe_leiserson;
+
+/* Parking thieves (thieves_sleep=1) for the tests of the sleep protocol. */
+static const char *const sleepy[] = { "thieves_sleep=1", NULL };
 
 static struct runtime *hand_runtime(uint32_t workers, const char *const *knobs,
 				    struct engine **e)
 {
-	return hand_runtime_for(&policy_steal_one, workers, 1, 0, knobs, e);
+	return hand_runtime_for(&policy_blumofe_leiserson, workers, 1, 0, knobs, e);
 }
 
 /* The owner pops its newest task; a thief takes the oldest, one per steal. */
@@ -23,7 +26,7 @@ static void lifo_owner_oldest_to_thief(void)
 {
 	struct engine *e;
 	struct runtime *rt = hand_runtime(2, NULL, &e);
-	const struct policy *p = &policy_steal_one;
+	const struct policy *p = &policy_blumofe_leiserson;
 	struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
 	struct task t[5];
 	for (int i = 0; i < 5; i++)
@@ -56,8 +59,8 @@ static void lifo_owner_oldest_to_thief(void)
 static void park_recheck_claims(void)
 {
 	struct engine *e;
-	struct runtime *rt = hand_runtime(2, NULL, &e);
-	const struct policy *p = &policy_steal_one;
+	struct runtime *rt = hand_runtime(2, sleepy, &e);
+	const struct policy *p = &policy_blumofe_leiserson;
 	struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
 	struct task t;
 	ASSERT(p->find_work(w1) == NULL);	/* w1 searched, found nothing */
@@ -98,7 +101,7 @@ static void victim_sweep_covers_all(void)
 	static const char *const knobs[] = { "victim_sweep=1", "steal_tries=3", NULL };
 	struct engine *e;
 	struct runtime *rt = hand_runtime(4, knobs, &e);
-	const struct policy *p = &policy_steal_one;
+	const struct policy *p = &policy_blumofe_leiserson;
 	struct task t[64];
 	for (int i = 0; i < 64; i++) {
 		struct worker *owner = &rt->workers[i % 4 == 1 ? 0 : i % 4];
@@ -112,13 +115,78 @@ static void victim_sweep_covers_all(void)
 	e->ops->destroy(e);
 }
 
+/*
+ * Every steal attempt picks its victim uniformly from the other P - 1
+ * workers (the paper's randomized thief). Thief 1 of 4 over 3000 steals
+ * with every victim non-empty (the first attempt always succeeds):
+ * chi-square against 1000 each, 2 degrees of freedom, below 13.8 (p =
+ * 0.001). Deterministic for the seed.
+ */
+static void victims_uniform(void)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime_for(&policy_blumofe_leiserson, 4, 7, 0, NULL, &e);
+	const struct policy *p = &policy_blumofe_leiserson;
+	struct worker *thief = &rt->workers[1];
+	static struct task t[4][2];
+	for (uint32_t v = 0; v < 4; v++)
+		if (v != 1)
+			for (int j = 0; j < 2; j++)
+				spawn_dummy(&rt->workers[v], &t[v][j]);
+	const int n = 3000;
+	uint32_t robbed[4] = { 0 };
+	for (int i = 0; i < n; i++) {
+		uint64_t a = thief->st.steal_attempts;
+		struct task *got = p->find_work(thief);
+		ASSERT(got);
+		ASSERT_EQ(thief->st.steal_attempts - a, 1);
+		uint32_t v = (uint32_t)((got - &t[0][0]) / 2);
+		ASSERT(v < 4 && v != 1);
+		robbed[v]++;
+		p->schedule_local(&rt->workers[v], got, SCHED_SPAWN);	/* refill */
+	}
+	double chi2 = 0, want = n / 3.0;
+	for (int v = 0; v < 4; v++)
+		if (v != 1)
+			chi2 += (robbed[v] - want) * (robbed[v] - want) / want;
+	fprintf(stderr, "    robbed %u %u %u, chi-square %.2f\n", robbed[0], robbed[2], robbed[3],
+		chi2);
+	ASSERT(chi2 < 13.8);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+/* The paper's thieves never sleep (the default): park declines, and the
+ * next tick makes steal_tries fresh attempts. thieves_sleep=1 parks. */
+static void thieves_never_sleep(void)
+{
+	for (int sleep = 0; sleep < 2; sleep++) {
+		struct engine *e;
+		struct runtime *rt = hand_runtime(2, sleep ? sleepy : NULL, &e);
+		const struct policy *p = &policy_blumofe_leiserson;
+		struct worker *w1 = &rt->workers[1];
+		uint64_t timeout = 0;
+		ASSERT(p->find_work(w1) == NULL);
+		uint64_t a = w1->st.steal_attempts;
+		ASSERT_EQ(a, 2);			/* steal_tries = 2 (P - 1) */
+		ASSERT_EQ(p->park(w1, &timeout), sleep != 0);
+		ASSERT_EQ(idle_is_parked(&rt->idle, 1), sleep != 0);
+		if (!sleep) {
+			ASSERT(p->find_work(w1) == NULL);
+			ASSERT_EQ(w1->st.steal_attempts, a + 2);
+		}
+		rt_destroy(rt);
+		e->ops->destroy(e);
+	}
+}
+
 static void fib_runs(void)
 {
 	static const uint32_t workers[] = { 1, 2, 3, 8 };
 	static const char *const params[] = { "n=25", NULL };
 	for (size_t i = 0; i < sizeof workers / sizeof workers[0]; i++) {
 		struct run_result res;
-		run_workload("steal-one", "fib", workers[i], NULL, params, &res);
+		run_workload("blumofe-leiserson", "fib", workers[i], NULL, params, &res);
 		if (res.verify_rc != 0)
 			TEST_FAIL("fib(25) on %u workers: %s", workers[i], res.err);
 		ASSERT_U64_EQ(res.tasks, 242785);	/* 2 fib(26) - 1 nodes */
@@ -141,7 +209,7 @@ static void fib_steals(void)
 	static const char *const params[] = { "n=27", NULL };
 	for (size_t i = 0; i < sizeof workers / sizeof workers[0]; i++) {
 		struct run_result res;
-		run_workload("steal-one", "fib", workers[i], NULL, params, &res);
+		run_workload("blumofe-leiserson", "fib", workers[i], NULL, params, &res);
 		if (res.verify_rc != 0)
 			TEST_FAIL("fib(27) on %u workers: %s", workers[i], res.err);
 		ASSERT(res.total.steals > 0);
@@ -156,13 +224,13 @@ static void fib_steals(void)
 static void more_than_64_workers_refused(void)
 {
 	double kv[64];
-	knob_defaults(policy_steal_one.knobs, policy_steal_one.nknobs, kv);
+	knob_defaults(policy_blumofe_leiserson.knobs, policy_blumofe_leiserson.nknobs, kv);
 	struct rt_config cfg = { .workers = 65, .seed = 1, .hist_digits = 3 };
 	char err[256] = "";
-	ASSERT(policy_steal_one.check(&cfg, kv, err, sizeof err) != 0);
+	ASSERT(policy_blumofe_leiserson.check(&cfg, kv, err, sizeof err) != 0);
 	ASSERT(strstr(err, "64") != NULL);
 	cfg.workers = 64;
-	ASSERT_EQ(policy_steal_one.check(&cfg, kv, err, sizeof err), 0);
+	ASSERT_EQ(policy_blumofe_leiserson.check(&cfg, kv, err, sizeof err), 0);
 }
 
 /* ---- remote spawn onto fully parked workers ---- */
@@ -173,7 +241,7 @@ static void remote_spawn_wakes_parked_worker(void)
 	 * run; a lost wakeup hangs it (and ctest's timeout fails it). */
 	const uint32_t workers = 4;
 	struct engine *e;
-	struct runtime *rt = hand_runtime(workers, NULL, &e);
+	struct runtime *rt = hand_runtime(workers, sleepy, &e);
 	int32_t ran_on;
 	uint32_t asleep = spawn_onto_sleepers(e, rt, idle_parked, &ran_on);
 
@@ -193,6 +261,8 @@ int main(void)
 	RUN(lifo_owner_oldest_to_thief);
 	RUN(park_recheck_claims);
 	RUN(victim_sweep_covers_all);
+	RUN(victims_uniform);
+	RUN(thieves_never_sleep);
 	RUN(fib_runs);
 	RUN(fib_steals);
 	RUN(more_than_64_workers_refused);

@@ -1,5 +1,5 @@
 /*
- * steal_one.c - classic randomized work stealing (Blumofe and Leiserson,
+ * blumofe_leiserson.c - classic randomized work stealing (Blumofe and Leiserson,
  * "Scheduling multithreaded computations by work stealing", JACM 46(5),
  * 1999; REFERENCE.md section 7): T_P <= T_1/P + O(T_inf) expected time with
  * O(P T_inf) expected steal attempts.
@@ -12,8 +12,10 @@
  * other P - 1 workers (per-worker xorshift, core/rng.h), taking exactly one
  * task, the oldest (the top: in a fork-join tree, the biggest subtree). A
  * failed attempt (victim empty, or lost a race for its top task) is
- * followed by another random victim. After `steal_tries` consecutive
- * failures the worker parks.
+ * followed by another random victim. In the paper a thief never sleeps: it
+ * keeps making steal attempts until the computation ends (thieves_sleep=0,
+ * the default). With thieves_sleep=1, after `steal_tries` consecutive
+ * failures the worker parks, by the protocol below.
  *
  * Parking loses no wakeup: it is core/idle.h's searching/parked protocol.
  * A publisher (local push, remote spawn) makes its task visible, then
@@ -52,6 +54,7 @@ enum so_knob {
 	SO_SEARCHER_CAP,
 	SO_GLOBAL_BATCH,
 	SO_PARK_TIMEOUT_NS,
+	SO_THIEVES_SLEEP,
 	SO_NKNOBS
 };
 
@@ -69,6 +72,9 @@ static const struct knob_def so_knobs[SO_NKNOBS] = {
 			      "tasks taken from the global queue at once; the rest go to the own deque" },
 	[SO_PARK_TIMEOUT_NS] = { "park_timeout_ns", 0, 0, 1e11, true,
 				 "longest park before a re-check; 0 = until notified" },
+	[SO_THIEVES_SLEEP] = { "thieves_sleep", 0, 0, 1, true,
+			       "0 = a thief never sleeps, it keeps stealing (the paper); 1 = park "
+			       "after steal_tries failed attempts" },
 };
 
 /* Thief-visible, one per worker: the deque (top and bottom on their own
@@ -84,9 +90,9 @@ struct so_worker {
 	uint32_t victim;	/* the last victim tried */
 };
 
-struct steal_one {
+struct blumofe {
 	uint32_t tries, cap_num, global_batch;
-	bool sweep;
+	bool sweep, sleep;
 	uint64_t park_ns;	/* PARK_FOREVER for none */
 	struct so_shared *sh;	/* [nworkers] */
 	struct so_worker *sw;	/* [nworkers] */
@@ -95,7 +101,7 @@ struct steal_one {
 _Static_assert(sizeof(struct so_shared) % CACHE_LINE == 0, "shared padded to lines");
 _Static_assert(sizeof(struct so_worker) % CACHE_LINE == 0, "private padded to lines");
 
-static inline struct steal_one *S(const struct runtime *rt)
+static inline struct blumofe *S(const struct runtime *rt)
 {
 	return rt->pstate;
 }
@@ -110,7 +116,7 @@ static int so_check(const struct rt_config *cfg, const double *k, char *err, siz
 	(void)k;
 	if (cfg->workers > IDLE_MAX_WORKERS) {
 		snprintf(err, len,
-			 "policy steal-one supports at most %d workers (one 64-bit parked bitmap), got %u",
+			 "policy blumofe-leiserson supports at most %d workers (one 64-bit parked bitmap), got %u",
 			 IDLE_MAX_WORKERS, cfg->workers);
 		return -EINVAL;
 	}
@@ -121,7 +127,7 @@ static int so_init(struct runtime *rt)
 {
 	if (rt->nworkers > IDLE_MAX_WORKERS)
 		return -EINVAL;
-	struct steal_one *s = calloc(1, sizeof *s);
+	struct blumofe *s = calloc(1, sizeof *s);
 	if (!s)
 		return -ENOMEM;
 	const double *k = rt->knobs;
@@ -130,6 +136,7 @@ static int so_init(struct runtime *rt)
 	if (s->tries == 0)
 		s->tries = 2 * (n - 1);
 	s->sweep = k[SO_VICTIM_SWEEP] != 0;
+	s->sleep = k[SO_THIEVES_SLEEP] != 0;
 	s->cap_num = (uint32_t)lround(k[SO_SEARCHER_CAP] * CAP_DEN);
 	s->global_batch = (uint32_t)k[SO_GLOBAL_BATCH];
 	s->park_ns = k[SO_PARK_TIMEOUT_NS] > 0 ? (uint64_t)k[SO_PARK_TIMEOUT_NS] : PARK_FOREVER;
@@ -152,7 +159,7 @@ static int so_init(struct runtime *rt)
 
 static void so_destroy(struct runtime *rt)
 {
-	struct steal_one *s = S(rt);
+	struct blumofe *s = S(rt);
 	if (!s)
 		return;
 	for (uint32_t i = 0; i < rt->nworkers; i++)
@@ -218,7 +225,7 @@ static void leave_searching(struct worker *w)
 static __attribute__((noinline)) struct task *find_work_slow(struct worker *w)
 {
 	struct runtime *rt = w->rt;
-	struct steal_one *s = S(rt);
+	struct blumofe *s = S(rt);
 	struct so_worker *sw = SW(w);
 	uint32_t n = rt->nworkers;
 	struct task *t;
@@ -286,7 +293,7 @@ static bool any_queue_nonempty(struct runtime *rt)
 {
 	if (inject_len(&rt->inject))
 		return true;
-	struct steal_one *s = S(rt);
+	struct blumofe *s = S(rt);
 	for (uint32_t i = 0; i < rt->nworkers; i++)
 		if (deque_looks_nonempty(&s->sh[i].dq))
 			return true;
@@ -299,6 +306,11 @@ static bool so_park(struct worker *w, uint64_t *timeout_ns)
 	/* The own deque is empty: find_work just popped nothing, and only
 	 * this thread pushes to it. Nothing to flush before sleeping. */
 	SW(w)->fails = 0;
+	/* The paper's thief does not sleep: another round of attempts, still
+	 * counted as a searcher (publishers stay quiet, nobody is parked). A
+	 * worker alone has nobody to rob and sleeps until a remote spawn. */
+	if (!S(rt)->sleep && rt->nworkers > 1)
+		return false;
 	bool last = idle_mark_parked(&rt->idle, w->index, w->searching);
 	w->searching = false;
 	/* Dekker with publishers (idle.h): they may have seen us awake, or
@@ -326,27 +338,28 @@ static void so_unparked(struct worker *w, enum park_wake how)
  * does not show, and each worker's search state. */
 static void so_dump(struct runtime *rt, FILE *f)
 {
-	struct steal_one *s = S(rt);
+	struct blumofe *s = S(rt);
 	int64_t queued = 0;
 	for (uint32_t i = 0; i < rt->nworkers; i++) {
 		const struct deque *d = &s->sh[i].dq;
 		int64_t t = atomic_load(&((struct deque *)d)->top);
 		int64_t b = atomic_load(&((struct deque *)d)->bottom);
 		queued += b > t ? b - t : 0;
-		fprintf(f, "  steal-one worker %u: deque %lld (top %lld, bottom %lld, capacity %lld), "
+		fprintf(f, "  blumofe-leiserson worker %u: deque %lld (top %lld, bottom %lld, capacity %lld), "
 			   "%u failed attempts, %s\n",
 			i, (long long)(b > t ? b - t : 0), (long long)t, (long long)b,
 			(long long)deque_capacity(d), s->sw[i].fails,
 			rt->workers[i].searching ? "searching" : "not searching");
 	}
-	fprintf(f, "  steal-one: %lld tasks in deques (the ring counts above do not see them)\n",
+	fprintf(f, "  blumofe-leiserson: %lld tasks in deques (the ring counts above do not see them)\n",
 		(long long)queued);
 }
 
-const struct policy policy_steal_one = {
-	.name = "steal-one",
-	.summary = "Blumofe-Leiserson: Chase-Lev deque per worker, owner LIFO, steal the oldest "
-		   "task of a uniformly random victim, park after failed attempts",
+const struct policy policy_blumofe_leiserson = {
+	.name = "blumofe-leiserson",
+	.summary = "Blumofe-Leiserson (JACM 1999): Chase-Lev deque per worker, owner LIFO, steal "
+		   "the oldest task of a uniformly random victim; thieves never sleep "
+		   "(thieves_sleep=1 parks them)",
 	.knobs = so_knobs,
 	.nknobs = SO_NKNOBS,
 	.check = so_check,
