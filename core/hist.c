@@ -61,6 +61,11 @@ static uint64_t value_at_index(const struct hist *h, uint32_t i)
 	return sub << b;
 }
 
+uint64_t hist_slot_lowest(const struct hist *h, uint32_t i)
+{
+	return value_at_index(h, i);
+}
+
 uint64_t hist_lowest_equivalent(const struct hist *h, uint64_t v)
 {
 	uint32_t b = bucket_of(h, v);

@@ -60,6 +60,8 @@ double hist_stddev(const struct hist *h);
 /* The bucket arithmetic, exposed for tests and writers. */
 uint64_t hist_lowest_equivalent(const struct hist *h, uint64_t v);
 uint64_t hist_highest_equivalent(const struct hist *h, uint64_t v);
+/* The lowest value counted in counts[i], i < counts_len (slots ascend). */
+uint64_t hist_slot_lowest(const struct hist *h, uint32_t i);
 
 /*
  * Write the percentile distribution in HdrHistogram's text format (as

@@ -498,11 +498,41 @@ static json_t *levels_json(const struct hist *h)
 	return a;
 }
 
+/*
+ * The histogram itself, losslessly: every non-empty slot as a pair (the
+ * slot's lowest value minus the previous pair's, its count), flattened into
+ * one array. With the layout (sub_bucket_count) a reader knows each slot's
+ * width, so results can be merged and any percentile recomputed exactly as
+ * hist_percentile computes it (scripts/harnesslib.py does both).
+ */
+static json_t *buckets_json(const struct hist *h)
+{
+	json_t *a = json_array();
+	uint64_t prev = 0;
+	int rc = a ? 0 : -ENOMEM;
+
+	for (uint32_t i = 0; i < h->counts_len && rc == 0; i++) {
+		if (!h->counts[i])
+			continue;
+		uint64_t v = hist_slot_lowest(h, i);
+		rc |= push(a, jint(v - prev));
+		rc |= push(a, jint(h->counts[i]));
+		prev = v;
+	}
+	if (rc) {
+		json_decref(a);
+		return NULL;
+	}
+	return json_pack("{s:s, s:I, s:I, s:I, s:o}", "encoding", "delta-lowest-count",
+			 "sub_bucket_count", (json_int_t)h->sub_bucket_count, "highest",
+			 (json_int_t)h->highest, "saturated", (json_int_t)h->saturated, "counts", a);
+}
+
 static json_t *hist_json(const struct hist *h, uint32_t sample_period)
 {
 	bool any = h->total > 0;
 
-	return json_pack("{s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:o}",
+	return json_pack("{s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:o, s:o}",
 			 "sampled_1_in", (json_int_t)sample_period,
 			 "count", (json_int_t)h->total,
 			 "min", (json_int_t)(any ? h->min : 0),
@@ -514,7 +544,8 @@ static json_t *hist_json(const struct hist *h, uint32_t sample_period)
 			 "p99_99", (json_int_t)hist_percentile(h, 99.99),
 			 "max", (json_int_t)(any ? h->max : 0),
 			 "sig_digits", h->sig_digits,
-			 "percentiles", levels_json(h));
+			 "percentiles", levels_json(h),
+			 "buckets", buckets_json(h));
 }
 
 static json_t *provenance_json(const struct provenance *pv)

@@ -68,6 +68,16 @@ A configuration: Group (several files of one configuration pooled)
     sample_count(name=None), counter(name) (summed over the files),
     mean_service_ns(), offered_load()
 
+Histograms (lossless, from a histogram's `buckets`)
+    Histogram.from_json(h) -> Histogram      HistogramError without buckets
+    h.percentile(q) -> int | None            q in 0..1, exactly as the harness computes it
+    h.percentiles(levels) -> [(q, value)]    h + h2, merge_histograms([h...]): exact merges
+    h.count .min .max .mean .counts          counts: {slot's lowest value: count}
+    h.to_json(sampled_1_in) -> dict          a histogram object as result files hold it
+    result.exact_histogram(name=None)        the merged Histogram of a Result or Group
+                                             (None if a file has no buckets); Group
+                                             percentiles are exact when every file has them
+
 Statistics and theory
     median(values) -> float | None
     median_ci95(values) -> (lo, hi, coverage) | None   as the harness computes it
@@ -101,6 +111,11 @@ CONFIG_IGNORE = ("seed", "trials", "warmup")
 # Named percentile fields of a histogram, by fraction.
 _NAMED_LEVELS = ((0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (0.999, "p99_9"),
                  (0.9999, "p99_99"), (1.0, "max"), (0.0, "min"))
+
+# The levels of a histogram's `percentiles` series (harness/report.c), as fractions.
+PLOT_LEVELS = [x / 100 for x in (0, 10, 20, 30, 40, 50, 60, 70, 75, 80, 85, 90, 92.5, 95, 96,
+                                 97, 98, 99, 99.3, 99.5, 99.7, 99.8, 99.9, 99.93, 99.95, 99.97,
+                                 99.98, 99.99, 99.995, 99.999, 100)]
 
 # Axis ticks of an HdrHistogram-style percentile plot: x = 1/(1-p).
 LEVEL_TICKS = [(1.0, "0%"), (10.0, "90%"), (100.0, "99%"), (1e3, "99.9%"),
@@ -274,9 +289,152 @@ def _series_of(hist):
     return pts
 
 
+class HistogramError(ValueError):
+    """Histograms that cannot be merged (another layout), or no buckets."""
+
+
+class Histogram:
+    """A latency histogram held losslessly: the `buckets` of a result's
+    histogram (docs/results.md), the harness's log-linear layout
+    (core/hist.c). Histograms of the same layout merge exactly (m = a + b,
+    or merge_histograms(list)), and percentile() computes what the harness
+    computes: the highest value equivalent to the slot holding the
+    ceil(q * count)-th smallest value, capped at the exact max.
+
+    .sub_bucket_count .highest .sig_digits .count .min .max .mean .saturated
+    .counts   {slot's lowest value: count}, non-empty slots only
+    """
+
+    def __init__(self, sub_bucket_count, highest, sig_digits, counts=None, vmin=0, vmax=0,
+                 mean=0.0, saturated=0):
+        self.sub_bucket_count = int(sub_bucket_count)
+        self.highest = int(highest)
+        self.sig_digits = int(sig_digits)
+        self.counts = dict(counts or {})
+        self.count = sum(self.counts.values())
+        self.min = int(vmin) if self.count else 0
+        self.max = int(vmax) if self.count else 0
+        self.mean = float(mean) if self.count else 0.0
+        self.saturated = int(saturated)
+        self._shift = self.sub_bucket_count.bit_length() - 1    # log2(sub_bucket_count)
+
+    @classmethod
+    def from_json(cls, h):
+        """From a result's histogram object; HistogramError if it has no
+        `buckets` (a file written before they were stored)."""
+        b = (h or {}).get("buckets")
+        if not b:
+            raise HistogramError("histogram has no buckets (written by an older harness)")
+        if b.get("encoding") != "delta-lowest-count":
+            raise HistogramError("unknown bucket encoding %r" % b.get("encoding"))
+        flat = b["counts"]
+        counts, v = {}, 0
+        for i in range(0, len(flat), 2):
+            v += int(flat[i])
+            counts[v] = int(flat[i + 1])
+        out = cls(b["sub_bucket_count"], b["highest"], h["sig_digits"], counts,
+                  h.get("min", 0), h.get("max", 0), h.get("mean", 0.0), b.get("saturated", 0))
+        if out.count != int(h.get("count", out.count)):
+            raise HistogramError("bucket counts sum to %d, the histogram says %d"
+                                 % (out.count, h["count"]))
+        return out
+
+    def layout(self):
+        return (self.sub_bucket_count, self.highest, self.sig_digits)
+
+    def __add__(self, other):
+        if self.layout() != other.layout():
+            raise HistogramError("histograms of different layouts (sub-buckets, highest, "
+                                 "digits) %s and %s cannot be merged" % (self.layout(),
+                                                                          other.layout()))
+        counts = dict(self.counts)
+        for v, n in other.counts.items():
+            counts[v] = counts.get(v, 0) + n
+        both = [h for h in (self, other) if h.count]
+        total = sum(h.count for h in both)
+        mean = sum(h.mean * h.count for h in both) / total if total else 0.0
+        return Histogram(self.sub_bucket_count, self.highest, self.sig_digits, counts,
+                         min(h.min for h in both) if both else 0,
+                         max(h.max for h in both) if both else 0, mean,
+                         self.saturated + other.saturated)
+
+    def highest_equivalent(self, v):
+        """The largest value counted in the same slot as v."""
+        b = (v | (self.sub_bucket_count - 1)).bit_length() - self._shift
+        return ((v >> b) << b) + (1 << b) - 1
+
+    def percentile(self, q):
+        """q in 0..1 (0.99 = p99); None when empty."""
+        if not self.count:
+            return None
+        if q >= 1.0:
+            return self.max
+        x = q * self.count
+        x -= x * (4 * sys.float_info.epsilon)       # as core/hist.c's rank_at
+        want = 1 if not x > 1.0 else self.count if x >= self.count else math.ceil(x)
+        seen = 0
+        for v in sorted(self.counts):
+            seen += self.counts[v]
+            if seen >= want:
+                return min(self.highest_equivalent(v), self.max)
+        return self.max
+
+    def percentiles(self, levels):
+        """[(fraction, value)] at the given fractions."""
+        return [(q, self.percentile(q)) for q in levels]
+
+    def to_json(self, sampled_1_in=1):
+        """A histogram object as a result file holds it (named levels,
+        the series at `PLOT_LEVELS` and the buckets)."""
+        flat, prev = [], 0
+        for v in sorted(self.counts):
+            flat += [v - prev, self.counts[v]]
+            prev = v
+        out = {"sampled_1_in": sampled_1_in, "count": self.count, "min": self.min,
+               "mean": self.mean}
+        for f, key in _NAMED_LEVELS:
+            if key not in ("min", "max"):
+                out[key] = self.percentile(f) or 0
+        out.update({"max": self.max, "sig_digits": self.sig_digits,
+                    "percentiles": [[q, self.percentile(q) or 0] for q in PLOT_LEVELS],
+                    "buckets": {"encoding": "delta-lowest-count",
+                                "sub_bucket_count": self.sub_bucket_count,
+                                "highest": self.highest, "saturated": self.saturated,
+                                "counts": flat}})
+        return out
+
+
+def merge_histograms(hists):
+    """One Histogram of several (HistogramError if their layouts differ)."""
+    hists = list(hists)
+    if not hists:
+        raise HistogramError("nothing to merge")
+    out = hists[0]
+    for h in hists[1:]:
+        out = out + h
+    return out
+
+
 class _Figures:
     """What Result and Group have in common (built on values() and
     histogram access)."""
+
+    def exact_histogram(self, name=None):
+        """The named (default: latency) histogram as a Histogram, merged over
+        the files of a Group; None if a file has no buckets or no samples."""
+        name = name or self.latency_histogram_name()
+        if name is None:
+            return None
+        hs = []
+        for r in self.results:
+            h = r.histogram(name)
+            if not h or not h.get("count"):
+                continue
+            try:
+                hs.append(Histogram.from_json(h))
+            except HistogramError:
+                return None
+        return merge_histograms(hs) if hs else None
 
     def latency_histogram_name(self):
         for name in LATENCY_HISTOGRAMS:
@@ -371,6 +529,8 @@ class Result(_Figures):
         for f, key in _NAMED_LEVELS:
             if abs(q - f) < 1e-12 and h.get(key) is not None:
                 return float(h[key])
+        if h.get("buckets"):
+            return float(Histogram.from_json(h).percentile(q))
         return _percentile_from_series(_series_of(h), q)
 
     def sample_count(self, name=None):
@@ -621,6 +781,11 @@ class Group(_Figures):
         one = self._one()
         if one:
             return one.percentiles(name)
+        exact = self.exact_histogram(name)
+        if exact is not None:
+            levels = sorted(set(f for r in self.results for f, _ in r.percentiles(name)))
+            return exact.percentiles(levels or PLOT_LEVELS)
+        # Files without buckets: each file's series weighted by its samples.
         parts = [(r.sample_count(name), r.percentiles(name)) for r in self.results]
         parts = [(n, s) for n, s in parts if n and s]
         if not parts:
@@ -656,6 +821,9 @@ class Group(_Figures):
         one = self._one()
         if one:
             return one.percentile(q, name)
+        exact = self.exact_histogram(name)
+        if exact is not None:
+            return float(exact.percentile(q))
         return _percentile_from_series(self.percentiles(name), q)
 
     def utilization_per_worker(self):

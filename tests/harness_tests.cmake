@@ -32,3 +32,11 @@ add_test(NAME harness_schema
          COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_schema.sh
                  $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
 set_tests_properties(harness_schema PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT} SKIP_RETURN_CODE 77)
+
+# test_hist_json.sh: histograms stored losslessly (buckets): every stored
+# percentile recomputed from them, two runs merged equal to one run of both
+# seeds, scripts/hist.py.
+add_test(NAME harness_histograms
+         COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_hist_json.sh
+                 $<TARGET_FILE:harness>)
+set_tests_properties(harness_histograms PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT} SKIP_RETURN_CODE 77)

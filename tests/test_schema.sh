@@ -133,10 +133,16 @@ for k, (name, path) in enumerate(cases):
     json.dump(doc, open(out, "w"))
     print(out, name + ":" + ".".join(map(str, path)))
 EOF
+# shellcheck disable=SC2046
+"$py" "$validate" "$schema" $(cut -d' ' -f1 "$tmp/cases") >"$tmp/out" 2>"$tmp/err" &&
+	fail "validator accepts every broken result"
 while read -r f what; do
-	"$py" "$validate" "$schema" "$f" >"$tmp/out" 2>"$tmp/err" && fail "validator accepts $what removed"
-	grep -q "required property" "$tmp/out" || fail "validator: $what removed, but: $(head -n 1 "$tmp/out")"
+	grep -qF "$f: " "$tmp/out" || fail "validator accepts $what removed"
+	grep -F "$f: " "$tmp/out" | grep -q "required property" ||
+		fail "validator: $what removed, but: $(grep -F "$f: " "$tmp/out" | head -n 1)"
 done <"$tmp/cases"
+grep -q "^validate_results: 0 valid (none), $(wc -l <"$tmp/cases") invalid" "$tmp/out" ||
+	fail "validator: $(tail -n 1 "$tmp/out")"
 pass "validator rejects each of $(wc -l <"$tmp/cases") results with one field removed"
 
 # A sim result with a baseline, a threads result with an unknown engine: rejected.
