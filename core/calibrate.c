@@ -972,10 +972,8 @@ void calibrate_file_abort(struct calibrate_file *cf)
 	unlink(cf->tmp);
 }
 
-int calibrate_file_commit(struct calibrate_file *cf, const struct calibration *cal, char *err,
-			  size_t len)
+void calibrate_print_costs(FILE *f, const char *path, const struct calibration *cal)
 {
-	FILE *f = cf->f;
 	char when[32];
 	time_t t = (time_t)cal->when;
 	struct tm tm;
@@ -987,7 +985,7 @@ int calibrate_file_commit(struct calibrate_file *cf, const struct calibration *c
 	fprintf(f, "# Simulation costs in ns (name = ns), measured by harness --calibrate.\n"
 		   "# Load with: harness --engine=sim --costs %s\n"
 		   "# measured %s on host %s, cpu %s, %u online CPUs\n",
-		cf->path, when, cal->host, cal->cpu, cal->cpus);
+		path, when, cal->host, cal->cpu, cal->cpus);
 	if (cal->c2c_ns > 0)
 		fprintf(f, "# core-to-core round trip (CPU 0 <-> 1, median): %.1f ns before, "
 			   "%.1f ns after\n", cal->c2c_ns, cal->c2c_end_ns);
@@ -1003,6 +1001,14 @@ int calibrate_file_commit(struct calibrate_file *cf, const struct calibration *c
 		cal->ns.name, cal->lo.name, cal->hi.name);
 	SIM_COSTS(X)
 #undef X
+}
+
+int calibrate_file_commit(struct calibrate_file *cf, const struct calibration *cal, char *err,
+			  size_t len)
+{
+	FILE *f = cf->f;
+
+	calibrate_print_costs(f, cf->path, cal);
 	/* On disk before the rename: a reader finds no file or a whole one. */
 	int rc = fflush(f) != 0 || ferror(f) ? EIO : 0;
 	if (rc == 0 && fsync(fileno(f)) != 0)

@@ -59,6 +59,12 @@ int calibrate_costs(struct calibration *cal, uint32_t passes, uint32_t reps, FIL
 void calibrate_print(const struct calibration *cal, FILE *f);
 
 /*
+ * The cost file's text: a header naming the machine and `path` (for the
+ * --costs hint), then one `name = ns` line per cost.
+ */
+void calibrate_print_costs(FILE *f, const char *path, const struct calibration *cal);
+
+/*
  * A cost file written atomically: open creates a temporary file next to
  * `path` (so that an unwritable place is reported before any measuring),
  * commit writes the header and one `name = ns` line per cost and renames

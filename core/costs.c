@@ -2,9 +2,13 @@
 #include "costs.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void sim_costs_default(struct sim_costs *c)
 {
@@ -36,36 +40,183 @@ void sim_costs_names(char *buf, size_t len)
 #undef X
 }
 
-int sim_costs_load(struct sim_costs *c, const char *path, char *err, size_t len)
+int sim_cost_parse(const char *text, uint64_t *out)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	uint64_t v = 0;
+
+	if (!text[0])
+		return -1;
+	for (const char *p = text; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+		if (v > SIM_COST_MAX_NS)
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int cost_index(const char *name)
+{
+	int i = 0;
+#define X(n, def, help)                                                      \
+	if (strcmp(name, #n) == 0)                                           \
+		return i;                                                    \
+	i++;
+	SIM_COSTS(X)
+#undef X
+	return -1;
+}
+
+/* Read the whole file, at most SIM_COSTS_FILE_MAX bytes: /dev/zero and a
+ * never-ending pipe are refused, not read forever. */
+static int read_bounded(const char *path, char *buf, size_t *n, char *err, size_t len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
 		snprintf(err, len, "cannot read cost file %s: %s", path, strerror(errno));
 		return -1;
 	}
-	char line[256];
-	int lineno = 0, rc = 0;
-	while (rc == 0 && fgets(line, sizeof line, f)) {
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		snprintf(err, len, "cannot read cost file %s: it is a directory", path);
+		return -1;
+	}
+	*n = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + *n, SIM_COSTS_FILE_MAX + 1 - *n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(err, len, "cannot read cost file %s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		*n += (size_t)r;
+		if (*n > SIM_COSTS_FILE_MAX) {
+			close(fd);
+			snprintf(err, len, "cost file %s: larger than %d bytes (not a cost file?)",
+				 path, SIM_COSTS_FILE_MAX);
+			return -1;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * One line, comment already cut: blank, or `name = ns` with optional
+ * blanks around each part. 1 for a cost, 0 for a blank line, -1 with the
+ * reason in err.
+ */
+static int parse_line(char *line, char *name, size_t nlen, uint64_t *ns, char *err, size_t len)
+{
+	char *p = line, *end;
+
+	while (*p == ' ' || *p == '\t' || *p == '\r')
+		p++;
+	if (!*p)
+		return 0;
+	end = p;
+	while ((*end >= 'a' && *end <= 'z') || *end == '_')
+		end++;
+	if (end == p || (size_t)(end - p) >= nlen) {
+		snprintf(err, len, "expected 'name = ns'");
+		return -1;
+	}
+	memcpy(name, p, (size_t)(end - p));
+	name[end - p] = '\0';
+	p = end;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p++ != '=') {
+		snprintf(err, len, "expected 'name = ns'");
+		return -1;
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	end = p;
+	while (*end && *end != ' ' && *end != '\t' && *end != '\r')
+		end++;
+	for (char *q = end; *q; q++)
+		if (*q != ' ' && *q != '\t' && *q != '\r') {
+			snprintf(err, len, "expected 'name = ns', not '%.40s'", p);
+			return -1;
+		}
+	*end = '\0';
+	if (sim_cost_parse(p, ns)) {
+		snprintf(err, len, "%s: '%.40s' is not a whole number of ns in [0, %llu]", name, p,
+			 (unsigned long long)SIM_COST_MAX_NS);
+		return -1;
+	}
+	return 1;
+}
+
+int sim_costs_load(struct sim_costs *c, const char *path, char *err, size_t len)
+{
+	static char buf[SIM_COSTS_FILE_MAX + 1];
+	bool seen[64] = { false };
+	char why[160], name[64];
+	size_t n;
+	int lineno = 0, costs = 0;
+
+	_Static_assert(sizeof(struct sim_costs) / sizeof(uint64_t) <= 64, "seen[] too small");
+	if (read_bounded(path, buf, &n, err, len))
+		return -1;
+	if (n == 0) {
+		snprintf(err, len, "cost file %s is empty (expected 'name = ns' lines)", path);
+		return -1;
+	}
+	if (memchr(buf, '\0', n)) {
+		size_t at = (size_t)((char *)memchr(buf, '\0', n) - buf);
+		int l = 1;
+		for (size_t i = 0; i < at; i++)
+			l += buf[i] == '\n';
+		snprintf(err, len, "%s:%d: a NUL byte (not a text file)", path, l);
+		return -1;
+	}
+	buf[n] = '\0';
+	for (char *line = buf; line; ) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
 		lineno++;
 		char *hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
-		char name[64];
-		unsigned long long ns;
-		char extra;
-		if (sscanf(line, " %63[a-z_] = %llu %c", name, &ns, &extra) == 2) {
-			if (sim_costs_set(c, name, ns) != 0) {
+		uint64_t ns;
+		int rc = parse_line(line, name, sizeof name, &ns, why, sizeof why);
+		if (rc < 0) {
+			snprintf(err, len, "%s:%d: %s", path, lineno, why);
+			return -1;
+		}
+		if (rc > 0) {
+			int k = cost_index(name);
+			if (k < 0) {
 				char names[512];
 				sim_costs_names(names, sizeof names);
 				snprintf(err, len, "%s:%d: unknown cost '%s' (valid: %s)", path,
 					 lineno, name, names);
-				rc = -1;
+				return -1;
 			}
-		} else if (strspn(line, " \t\r\n") != strlen(line)) {
-			snprintf(err, len, "%s:%d: expected 'name = ns'", path, lineno);
-			rc = -1;
+			if (seen[k]) {
+				snprintf(err, len, "%s:%d: cost '%s' given twice", path, lineno, name);
+				return -1;
+			}
+			seen[k] = true;
+			sim_costs_set(c, name, ns);
+			costs++;
 		}
+		line = nl && nl[1] ? nl + 1 : NULL;
 	}
-	fclose(f);
-	return rc;
+	if (costs == 0) {
+		snprintf(err, len, "cost file %s has no 'name = ns' line", path);
+		return -1;
+	}
+	return 0;
 }

@@ -43,7 +43,23 @@ int sim_costs_set(struct sim_costs *c, const char *name, uint64_t ns);
 /* "a, b, c": the valid names, for error messages. */
 void sim_costs_names(char *buf, size_t len);
 /*
- * Load NAME = ns lines ('#' starts a comment) over the current values.
+ * The largest cost accepted, 10 ms per operation (the default wake latency
+ * is 5 us): a run's virtual clock is a 64-bit count of ns, and at this
+ * bound it takes more than 10^12 operations to wrap it. Larger figures are
+ * not costs of a scheduler mechanism but typos.
+ */
+#define SIM_COST_MAX_NS 10000000ull
+/* The largest cost file read (a calibrated one is about 2 KB). */
+#define SIM_COSTS_FILE_MAX 65536
+
+/* A cost as typed: decimal digits only, at most SIM_COST_MAX_NS. 0 or -1. */
+int sim_cost_parse(const char *text, uint64_t *out);
+/*
+ * Load NAME = ns lines ('#' starts a comment, lines of any length) over
+ * the current values. Refuses, with the line number where there is one: a
+ * directory, an empty file, a file over SIM_COSTS_FILE_MAX bytes (so
+ * /dev/zero is read no further), a NUL byte, a file without a cost, an
+ * unknown or repeated name, and a value that sim_cost_parse refuses.
  * 0, or -1 with one line in err.
  */
 int sim_costs_load(struct sim_costs *c, const char *path, char *err, size_t len);

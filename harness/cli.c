@@ -46,6 +46,8 @@ enum opt_id {
 	OPT_LIST,
 	OPT_PROBE_C2C,
 	OPT_CALIBRATE,
+	OPT_QUIET,
+	OPT_VERSION,
 	OPT_HELP,
 };
 
@@ -91,7 +93,7 @@ static const struct opt opts[] = {
 	  "stop a run in which no task completes for SEC seconds, report its state, exit 3; "
 	  "0 = off (default 30)" },
 	{ "json", OPT_JSON, true, false, "PATH",
-	  "result file (default: a new file in the results dir)" },
+	  "result file, - for stdout (default: a new file under ./results)" },
 	{ "no-json", OPT_NO_JSON, false, false, NULL, "write no result file" },
 	{ "trace", OPT_TRACE, true, false, "PATH",
 	  "write the first measured trial's timeline (polls, ticks with steals, parks) as "
@@ -108,7 +110,10 @@ static const struct opt opts[] = {
 	  "print the core-to-core round trip (CPU 0 <-> 1) and exit" },
 	{ "calibrate", OPT_CALIBRATE, true, false, "PATH",
 	  "measure the sim costs on this machine, write them to PATH (for --costs) and exit" },
-	{ "help", OPT_HELP, false, false, NULL, "this text" },
+	{ "quiet", OPT_QUIET, false, false, NULL,
+	  "print only errors and stall reports: no progress, no summary" },
+	{ "version", OPT_VERSION, false, false, NULL, "print the version and git revision, exit" },
+	{ "help", OPT_HELP, false, false, NULL, "this text (also -h)" },
 };
 
 #define NOPTS (sizeof opts / sizeof opts[0])
@@ -498,6 +503,12 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 			return fail(err, len, "--calibrate needs a non-empty path");
 		c->calibrate_path = v;
 		return 0;
+	case OPT_QUIET:
+		c->quiet = true;
+		return 0;
+	case OPT_VERSION:
+		c->version = true;
+		return 0;
 	case OPT_HELP:
 		c->help = true;
 		return 0;
@@ -520,6 +531,10 @@ static int parse_one(struct cli *c, int argc, char **argv, int *i, char *err, si
 	const char *eq, *v = NULL;
 	const struct opt *o;
 
+	if (strcmp(a, "-h") == 0) {
+		c->help = true;
+		return 0;
+	}
 	if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
 		return fail(err, len,
 			    "unexpected argument '%s' (options are --name=value; see --help)", a);
@@ -571,12 +586,11 @@ static int apply_cost_sets(struct cli *c, char *err, size_t len)
 	for (size_t i = 0; i < c->nsets; i++) {
 		if (strncmp(c->sets[i].name, "cost.", 5) != 0)
 			continue;
-		char *end;
-		errno = 0;
-		unsigned long long ns = strtoull(c->sets[i].value, &end, 10);
-		if (end == c->sets[i].value || *end || errno || c->sets[i].value[0] == '-')
-			return fail(err, len, "--set %s: '%s' is not a whole number of ns",
-				    c->sets[i].name, c->sets[i].value);
+		uint64_t ns;
+		if (sim_cost_parse(c->sets[i].value, &ns))
+			return fail(err, len, "--set %s: '%s' is not a whole number of ns in [0, "
+				    "%llu]", c->sets[i].name, c->sets[i].value,
+				    (unsigned long long)SIM_COST_MAX_NS);
 		if (sim_costs_set(&c->costs, c->sets[i].name + 5, ns)) {
 			char names[512];
 			sim_costs_names(names, sizeof names);
@@ -639,13 +653,14 @@ static int resolve_knobs(struct cli *c, struct cli_policy *cp, char *err, size_t
 		int k = name ? knob_find(p->knobs, p->nknobs, name) : -1;
 		if (k < 0 || c->set_lists[i].n)
 			continue;	/* another selected policy's knob, or a crossed list */
-		if (knob_parse(&p->knobs[k], c->sets[i].value, &cp->knobs[k], why,
-			       sizeof why))
+		if (knob_parse_named(&p->knobs[k], knob_names(p->knob_names, &p->knobs[k]),
+				     c->sets[i].value, &cp->knobs[k], why, sizeof why))
 			return fail(err, len, "policy %s: %s", p->name, why);
 	}
 	for (size_t i = 0; i < cp->nown; i++) {
 		int k = knob_find(p->knobs, p->nknobs, cp->own[i].name);
-		if (knob_parse(&p->knobs[k], cp->own[i].value, &cp->knobs[k], why, sizeof why))
+		if (knob_parse_named(&p->knobs[k], knob_names(p->knob_names, &p->knobs[k]),
+				     cp->own[i].value, &cp->knobs[k], why, sizeof why))
 			return fail(err, len, "policy %s: %s", cp->name, why);
 	}
 	return 0;
@@ -771,8 +786,8 @@ static int resolve_params(struct cli *c, char *err, size_t len)
 			return fail(err, len, "unknown parameter '%s' for workload %s (valid: %s)",
 				    c->param_args[i].name, wl->name, valid);
 		}
-		if (knob_parse(&wl->params[k], c->param_args[i].value, &c->params[k], why,
-			       sizeof why))
+		if (knob_parse_named(&wl->params[k], knob_names(wl->param_names, &wl->params[k]),
+				     c->param_args[i].value, &c->params[k], why, sizeof why))
 			return fail(err, len, "workload %s: %s", wl->name, why);
 	}
 	return 0;
@@ -811,6 +826,56 @@ static int run_checks(struct cli *c, char *err, size_t len)
 	return 0;
 }
 
+/* The first of `ids` given on the command line, or NULL. */
+static const char *first_given(const struct cli *c, const enum opt_id *ids, size_t n)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		for (size_t k = 0; k < n; k++)
+			if (opts[i].id == ids[k] && (c->seen & (1u << i)))
+				return opts[i].name;
+	return NULL;
+}
+
+/*
+ * --explore runs one unmeasured, unrecorded run per seed: options that
+ * shape measured trials or their files would be silently ignored, so they
+ * are refused.
+ */
+static int check_explore(const struct cli *c, char *err, size_t len)
+{
+	static const enum opt_id unused[] = { OPT_JSON, OPT_HDR, OPT_TRACE, OPT_TRACE_EVENTS,
+					      OPT_TRIALS, OPT_WARMUP, OPT_NO_BASELINE };
+	const char *o = first_given(c, unused, sizeof unused / sizeof unused[0]);
+
+	if (o)
+		return fail(err, len, "--%s does not apply to --explore or --explore-seed (one "
+				      "unrecorded run per seed, checked after every step)", o);
+	return 0;
+}
+
+/* --calibrate, --list and --probe-c2c run nothing else: refuse what they would ignore. */
+static int check_alone(const struct cli *c, char *err, size_t len)
+{
+	static const enum opt_id solo[] = { OPT_CALIBRATE, OPT_LIST, OPT_PROBE_C2C };
+	const char *mode = first_given(c, solo, sizeof solo / sizeof solo[0]);
+
+	if (!mode)
+		return 0;
+	for (size_t i = 0; i < NOPTS; i++) {
+		bool ok = opts[i].id == OPT_QUIET ||
+			  (opts[i].id == OPT_CALIBRATE && strcmp(mode, "calibrate") == 0) ||
+			  (opts[i].id == OPT_LIST && strcmp(mode, "list") == 0) ||
+			  (opts[i].id == OPT_PROBE_C2C && strcmp(mode, "probe-c2c") == 0);
+		if (!ok && (c->seen & (1u << i)))
+			return fail(err, len, "--%s runs alone: --%s does not apply to it", mode,
+				    opts[i].name);
+	}
+	if (c->nsets || c->nparam_args)
+		return fail(err, len, "--%s runs alone: --%s does not apply to it", mode,
+			    c->nsets ? "set" : "param");
+	return 0;
+}
+
 static int resolve(struct cli *c, char *err, size_t len)
 {
 	char valid[512];
@@ -833,7 +898,8 @@ static int resolve(struct cli *c, char *err, size_t len)
 		return fail(err, len, "--explore and --explore-seed need --engine=sim");
 	if (c->explore && c->explore_seed_given)
 		return fail(err, len, "--explore and --explore-seed exclude each other");
-
+	if ((c->explore || c->explore_seed_given) && (rc = check_explore(c, err, len)))
+		return rc;
 	rc = check_sets(c, err, len);
 	if (rc)
 		return rc;
@@ -887,12 +953,12 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t len)
 		int rc = parse_one(c, argc, argv, &i, err, len);
 		if (rc)
 			return rc;
-		/* --help wins over whatever follows it. */
-		if (c->help)
+		/* --help and --version win over whatever follows them. */
+		if (c->help || c->version)
 			return 0;
 	}
 	if (c->list || c->probe_c2c || c->calibrate_path)
-		return 0;
+		return check_alone(c, err, len);
 	return resolve(c, err, len);
 }
 
@@ -915,7 +981,7 @@ void cli_free(struct cli *c)
 void cli_usage(FILE *f)
 {
 	fprintf(f, "usage: harness --policy=NAME --workload=NAME [options]\n"
-		   "       harness --list | --help\n\n"
+		   "       harness --list | --help | --version\n\n"
 		   "Runs a workload under a scheduling policy: a sequential baseline and\n"
 		   "parallel trials in a seed-shuffled order, each verified. A summary goes\n"
 		   "to stdout, progress to stderr, the full result to a JSON file.\n\n"
@@ -939,25 +1005,34 @@ static void knob_range(const struct knob_def *d, char *buf, size_t len)
 	snprintf(buf, len, d->integer ? "%.15g..%.15g" : "[%.15g, %.15g]", d->min, d->max);
 }
 
-/* name, default, range (a..b for integers, [a, b] for reals), help; aligned. */
-static void list_knobs(FILE *f, const struct knob_def *defs, size_t n)
+/* name, default, range (a..b for integers, [a, b] for reals), help and the
+ * value names if any; aligned. */
+static void list_knobs(FILE *f, const struct knob_def *defs, size_t n,
+		       const struct knob_enum *enums)
 {
 	int wn = 0, wd = 0, wr = 0;
-	char def[32], range[64];
+	char def[32], range[64], names[512];
 
 	for (size_t i = 0; i < n; i++) {
 		int a = (int)strlen(defs[i].name);
-		int b = snprintf(def, sizeof def, "%.15g", defs[i].def);
+		knob_format(knob_names(enums, &defs[i]), defs[i].def, def, sizeof def);
+		int b = (int)strlen(def);
 		knob_range(&defs[i], range, sizeof range);
 		wn = a > wn ? a : wn;
 		wd = b > wd ? b : wd;
 		wr = (int)strlen(range) > wr ? (int)strlen(range) : wr;
 	}
 	for (size_t i = 0; i < n; i++) {
-		snprintf(def, sizeof def, "%.15g", defs[i].def);
+		const struct knob_name *kn = knob_names(enums, &defs[i]);
+		knob_format(kn, defs[i].def, def, sizeof def);
 		knob_range(&defs[i], range, sizeof range);
-		fprintf(f, "    %-*s  %-*s  %-*s  %s\n", wn, defs[i].name, wd, def, wr, range,
+		fprintf(f, "    %-*s  %-*s  %-*s  %s", wn, defs[i].name, wd, def, wr, range,
 			defs[i].help ? defs[i].help : "");
+		if (kn) {
+			knob_names_list(kn, names, sizeof names);
+			fprintf(f, " [names: %s]", names);
+		}
+		fputc('\n', f);
 	}
 	if (n == 0)
 		fprintf(f, "    (none)\n");
@@ -970,13 +1045,13 @@ void cli_list(FILE *f)
 		const struct policy *p = policy_table[i];
 		fprintf(f, "  %s - %s%s\n", p->name, p->test_only ? "[kept for tests, not in all] " : "",
 			p->summary ? p->summary : "");
-		list_knobs(f, p->knobs, p->nknobs);
+		list_knobs(f, p->knobs, p->nknobs, p->knob_names);
 	}
 	fprintf(f, "\nworkloads (parameters: --param NAME=VALUE; same columns):\n");
 	for (size_t i = 0; i < workload_count(); i++) {
 		const struct workload *wl = workload_table[i];
 		fprintf(f, "  %s - %s (sched delay sampled 1 in %" PRIu32 " by default)\n",
 			wl->name, wl->summary ? wl->summary : "", wl->sample_period);
-		list_knobs(f, wl->params, wl->nparams);
+		list_knobs(f, wl->params, wl->nparams, wl->param_names);
 	}
 }

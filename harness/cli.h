@@ -64,7 +64,8 @@ struct cli_list {
 };
 
 struct cli {
-	bool help, list, probe_c2c;
+	bool help, version, list, probe_c2c;
+	bool quiet;		/* errors and stall reports only */
 	const char *calibrate_path;	/* --calibrate: measure the sim costs, write them here */
 
 	struct cli_policy policies[CLI_MAX_POLICIES];	/* the variants, in run order */

@@ -28,6 +28,8 @@
 #include "policies/policy.h"
 
 
+void (*driver_exit_cleanup)(void);
+
 /* The stream of the shuffle generator; distinct from the workers' streams. */
 #define ORDER_STREAM 0x6f72646572ull
 
@@ -103,16 +105,12 @@ static const char *const trace_names[] = { "poll", "tick", "park" };
 /*
  * The trial's timeline as Chrome trace events (Perfetto, chrome://tracing):
  * one row per worker, complete events with microsecond times from the start
- * of the run. Streamed one event at a time through jansson, to a temporary
- * file renamed into place.
+ * of the run. Streamed one event at a time through jansson into the trace
+ * file the caller opened before the run (and commits after it).
  */
 static int write_trace(const struct run_config *cfg, struct runtime *rt, char *err, size_t len)
 {
-	char tmp[PATH_MAX + 32];
-	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", cfg->trace_path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return fail(-errno, err, len, "cannot create %.900s: %s", tmp, strerror(errno));
+	FILE *f = cfg->trace_file;
 	uint64_t dropped = 0;
 	for (uint32_t i = 0; i < rt->nworkers; i++)
 		dropped += rt->workers[i].trace.dropped;
@@ -157,16 +155,9 @@ static int write_trace(const struct run_config *cfg, struct runtime *rt, char *e
 		}
 	}
 	fputs("\n]}\n", f);
-	int rc = fflush(f) ? -errno : 0;
-	if (fclose(f) && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, cfg->trace_path) != 0)
-		rc = -errno;
-	if (rc) {
-		unlink(tmp);
-		return fail(rc, err, len, "cannot write trace %.900s: %s", cfg->trace_path,
-			    strerror(-rc));
-	}
+	if (fflush(f) != 0 || ferror(f))
+		return fail(errno ? -errno : -EIO, err, len, "cannot write trace %.900s: %s",
+			    cfg->trace_path, strerror(errno ? errno : EIO));
 	return 0;
 }
 
@@ -255,7 +246,7 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		.hist_digits = cfg->hist_digits,
 		.watchdog_ns = cfg->watchdog_ns,
 		.explore = cfg->explore,
-		.trace_events = acc && cfg->trace_path && !acc->trace_written ? cfg->trace_events : 0,
+		.trace_events = acc && cfg->trace_file && !acc->trace_written ? cfg->trace_events : 0,
 	};
 	struct runtime *rt = NULL;
 	struct start_ctx ctx = { wl, NULL };
@@ -307,8 +298,11 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		fail(rc, err, len, "%s under %s stalled: no task completed for %.3g s (stall report "
 			 "above)", wl->name, cfg->policy->name, cfg->watchdog_ns / 1e9);
 		if (rc == -EDEADLK) {
-			/* Workers are stuck inside a task: nothing can be freed. */
+			/* Workers are stuck inside a task: nothing can be freed, and
+			 * _exit skips atexit, so the temporary files go first. */
 			fprintf(stderr, "harness: %s\n", err);
+			if (driver_exit_cleanup)
+				driver_exit_cleanup();
 			_exit(DRIVER_EXIT_STALL);
 		}
 		goto out;
@@ -337,10 +331,12 @@ static void fmt_ms(char *buf, size_t len, uint64_t ns)
 }
 
 static void progress_baseline(const char *phase, uint32_t i, uint32_t n,
-			      const struct baseline_trial *b)
+			      const struct run_config *cfg, const struct baseline_trial *b)
 {
 	char ms[32];
 
+	if (cfg->quiet)
+		return;
 	fmt_ms(ms, sizeof ms, b->ns);
 	fprintf(stderr, "%s %" PRIu32 "/%" PRIu32 " baseline: %s, %.1f ns/task\n", phase, i + 1,
 		n, ms, b->ns_per_task);
@@ -351,6 +347,8 @@ static void progress_parallel(const char *phase, uint32_t i, uint32_t n,
 {
 	char ms[32];
 
+	if (cfg->quiet)
+		return;
 	fmt_ms(ms, sizeof ms, t->makespan_ns);
 	fprintf(stderr, "%s %" PRIu32 "/%" PRIu32 " %s: %s, %.1f ns/task, util %.1f%%\n", phase,
 		i + 1, n, cfg->name ? cfg->name : cfg->policy->name, ms, t->ns_per_task, 100 * t->util_total);
@@ -416,7 +414,7 @@ static int run_phase(const struct run_config *cfgs, size_t ncfg, struct run_resu
 			struct baseline_trial *b = ph->measured ? &res[0].baseline[bi] : &s->b;
 			rc = run_baseline(&cfgs[0], ph->seed0 + bi, b, err, len);
 			if (rc == 0)
-				progress_baseline(ph->name, bi, ph->n, b);
+				progress_baseline(ph->name, bi, ph->n, &cfgs[0], b);
 			bi++;
 		} else {
 			size_t c = order[i].cfg;

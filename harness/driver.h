@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/hist.h"
 #include "core/costs.h"
@@ -31,8 +32,10 @@ struct run_config {
 	uint64_t watchdog_ns;		/* 0 = off */
 	bool baseline;
 	bool sim;			/* the simulation engine, not threads */
+	bool quiet;			/* no progress lines on stderr */
 	bool explore;			/* sim: check invariants after every step */
 	const char *trace_path;		/* --trace: the first measured trial's timeline */
+	FILE *trace_file;		/* ... written here (an open outfile), or NULL */
 	uint32_t trace_events;		/* per worker */
 	uint64_t explore_seed;		/* sim: perturbs tie-breaking; 0 = none */
 	const struct sim_costs *costs;	/* sim only */
@@ -94,6 +97,14 @@ struct run_result {
 
 /* The exit status of a run the watchdog stopped. */
 #define DRIVER_EXIT_STALL 3
+
+/*
+ * Called (if set) just before the process leaves through _exit because
+ * workers are stuck inside a task: atexit handlers do not run there, and
+ * the caller's temporary files must still go (main sets outfile_cleanup).
+ * Must be async-signal-safe in spirit: other threads are still running.
+ */
+extern void (*driver_exit_cleanup)(void);
 
 /*
  * Run cfg's warm-up and measured trials. Returns 0 with res filled (free it

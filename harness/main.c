@@ -7,6 +7,7 @@
  * errors to stderr.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -18,15 +19,16 @@
 #include "cli.h"
 #include "core/c2c.h"
 #include "core/calibrate.h"
+#include "build_info.h"
 #include "driver.h"
+#include "outfile.h"
 #include "policies/policy.h"
 #include "provenance.h"
 #include "report.h"
 #include "workloads/workload.h"
 
-#ifndef HARNESS_RESULTS_DIR
-#define HARNESS_RESULTS_DIR "results"
-#endif
+/* Without --json, results go under ./results of the working directory. */
+#define RESULTS_DIR "results"
 
 enum { EXIT_RUN_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
@@ -55,71 +57,179 @@ static const char *file_name(const struct run_config *cfg, char *buf, size_t len
 	return buf;
 }
 
-static int prepare_output(const struct cli *c, const struct run_config *cfg,
-			  const struct provenance *pv, struct result_file *rf, char *err,
-			  size_t len)
-{
-	char path[PATH_MAX], stamp[32], name[CLI_NAME_MAX * 3];
-	int rc;
+/*
+ * Every file a run writes, opened before any work (outfile.h): per policy a
+ * result file, and the --hdr and --trace files if asked for. Static: each
+ * outfile holds two paths.
+ */
+static struct outfile out_json[CLI_MAX_POLICIES], out_hdr[CLI_MAX_POLICIES],
+	out_trace[CLI_MAX_POLICIES];
 
-	if (c->json_path)
-		return result_file_open(rf, c->json_path, err, len);
-	provenance_stamp(pv, stamp, sizeof stamp);
-	rc = result_default_path(path, sizeof path, HARNESS_RESULTS_DIR, cfg->wl->name,
-				 file_name(cfg, name, sizeof name), cfg->workers, stamp, err, len);
-	if (rc)
-		return rc;
-	return result_file_open(rf, path, err, len);
+static void abort_outputs(size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		outfile_abort(&out_json[i]);
+		outfile_abort(&out_hdr[i]);
+		outfile_abort(&out_trace[i]);
+	}
 }
 
-static int finish_output(const struct run_config *cfg, const struct run_result *res,
-			 const struct provenance *pv, struct result_file *rf, char *err,
-			 size_t len)
+/* --hdr and --trace with several policies name a prefix: PATH.<variant>. */
+static void output_path(char *buf, size_t len, const char *path, size_t n,
+			const struct run_config *cfg)
+{
+	char name[CLI_NAME_MAX * 3];
+
+	if (n == 1)
+		snprintf(buf, len, "%s", path);
+	else
+		snprintf(buf, len, "%s.%s", path, file_name(cfg, name, sizeof name));
+}
+
+/*
+ * Check and open every output before the run: no two may name one file,
+ * each must be writable. Returns 0, or EXIT_BAD_INPUT with one line on
+ * stderr and nothing left behind.
+ */
+static int open_outputs(const struct cli *c, struct run_config *cfgs, size_t n,
+			const struct provenance *pv)
+{
+	static char paths[3 * CLI_MAX_POLICIES][PATH_MAX];
+	const char *whats[3 * CLI_MAX_POLICIES];
+	struct outfile *files[3 * CLI_MAX_POLICIES];
+	size_t np = 0;
+	char err[2 * PATH_MAX + 128], stamp[32];
+
+	if (n > 1 && ((c->hdr_path && strcmp(c->hdr_path, "-") == 0) ||
+		      (c->trace_path && strcmp(c->trace_path, "-") == 0))) {
+		print_error("--hdr - and --trace - name one stream; with several policies they "
+			    "name a prefix (PATH.<policy>)");
+		return EXIT_BAD_INPUT;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (c->json_path) {
+			snprintf(paths[np], PATH_MAX, "%s", c->json_path);
+			whats[np] = "result";
+			files[np++] = &out_json[i];
+		}
+		if (c->hdr_path) {
+			output_path(paths[np], PATH_MAX, c->hdr_path, n, &cfgs[i]);
+			whats[np] = "histogram";
+			files[np++] = &out_hdr[i];
+		}
+		if (c->trace_path) {
+			output_path(paths[np], PATH_MAX, c->trace_path, n, &cfgs[i]);
+			cfgs[i].trace_path = paths[np];
+			whats[np] = "trace";
+			files[np++] = &out_trace[i];
+		}
+	}
+	for (size_t i = 0; i < np; i++)
+		for (size_t j = i + 1; j < np; j++)
+			if (outfile_same(paths[i], paths[j])) {
+				snprintf(err, sizeof err, "the %s and the %s would both be written to "
+					 "%.900s", whats[i], whats[j], paths[j]);
+				print_error(err);
+				return EXIT_BAD_INPUT;
+			}
+	for (size_t i = 0; i < np; i++)
+		if (outfile_check(whats[i], paths[i], err, sizeof err)) {
+			print_error(err);
+			return EXIT_BAD_INPUT;
+		}
+	for (size_t i = 0; i < np; i++)
+		if (outfile_open(files[i], whats[i], paths[i], err, sizeof err)) {
+			print_error(err);
+			abort_outputs(n);
+			return EXIT_BAD_INPUT;
+		}
+	/* The default result names are new files under ./results: created
+	 * last, so that a bad explicit path leaves no directory behind. */
+	provenance_stamp(pv, stamp, sizeof stamp);
+	for (size_t i = 0; i < n && !c->no_json && !c->json_path; i++) {
+		char path[PATH_MAX], name[CLI_NAME_MAX * 3];
+		if (result_default_path(path, sizeof path, RESULTS_DIR, cfgs[i].wl->name,
+					file_name(&cfgs[i], name, sizeof name), cfgs[i].workers,
+					stamp, err, sizeof err) ||
+		    outfile_open(&out_json[i], "result", path, err, sizeof err)) {
+			print_error(err);
+			abort_outputs(n);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	for (size_t i = 0; i < n && c->trace_path; i++)
+		cfgs[i].trace_file = outfile_stream(&out_trace[i]);
+	return 0;
+}
+
+/* --quiet: the summary goes nowhere (an output on "-" kept its own copy of
+ * stdout); errors and stall reports still reach stderr. */
+static void mute_stdout(void)
+{
+	fflush(stdout);
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDOUT_FILENO);
+		close(fd);
+	}
+}
+
+static int finish_json(const struct run_config *cfg, const struct run_result *res,
+		       const struct provenance *pv, struct outfile *o, char *err, size_t len)
 {
 	json_t *doc = report_json(cfg, res, pv);
 	int rc;
 
 	if (!doc) {
-		result_file_abort(rf);
+		outfile_abort(o);
 		snprintf(err, len, "out of memory building the result document");
 		return -1;
 	}
-	rc = result_file_commit(rf, doc, err, len);
+	rc = report_write(outfile_stream(o), doc);
 	json_decref(doc);
+	if (rc) {
+		outfile_abort(o);
+		snprintf(err, len, "cannot write %.900s: %s", o->path, strerror(-rc));
+		return rc;
+	}
+	rc = outfile_commit(o, err, len);
 	if (rc == 0)
-		printf("\nresult: %s\n", rf->path);
+		printf("\nresult: %s\n", outfile_name(o));
 	return rc;
 }
 
 /*
  * The main latency histogram (end-to-end for request workloads, else the
  * scheduling delay) in HdrHistogram's percentile-distribution
- * text format (values in microseconds), through a temporary file and a
- * rename like the result file.
+ * text format (values in microseconds).
  */
-static int write_hdr(const char *path, const struct run_result *res, char *err, size_t len)
+static int finish_hdr(const struct run_result *res, struct outfile *o, char *err, size_t len)
 {
-	char tmp[PATH_MAX + 16];
-	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		snprintf(err, len, "cannot create %.900s: %s", tmp, strerror(errno));
-		return -1;
-	}
 	const struct hist *h = res->has_end_to_end ? &res->end_to_end : &res->sched_delay;
-	int rc = hist_write_percentiles(h, f, 5, 1000.0, false);
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
+	int rc = hist_write_percentiles(h, outfile_stream(o), 5, 1000.0, false);
 	if (rc) {
-		unlink(tmp);
-		snprintf(err, len, "cannot write %.900s: %s", path, strerror(-rc));
+		outfile_abort(o);
+		snprintf(err, len, "cannot write %.900s: %s", o->path, strerror(-rc));
+		return rc;
+	}
+	rc = outfile_commit(o, err, len);
+	if (rc == 0)
+		printf("histogram: %s (%s, us)\n", outfile_name(o),
+		       res->has_end_to_end ? "end-to-end latency" : "scheduling delay");
+	return rc;
+}
+
+static int finish_trace(const struct run_result *res, struct outfile *o, char *err, size_t len)
+{
+	if (!res->trace_written) {
+		outfile_abort(o);
+		snprintf(err, len, "no trace was recorded for %.900s", o->path);
 		return -1;
 	}
-	printf("histogram: %s (%s, us)\n", path,
-	       res->has_end_to_end ? "end-to-end latency" : "scheduling delay");
-	return 0;
+	int rc = outfile_commit(o, err, len);
+	if (rc == 0)
+		printf("trace: %s (Chrome trace events: open in Perfetto)\n", outfile_name(o));
+	return rc;
 }
 
 static struct run_config make_config(const struct cli *c, const struct cli_policy *cp)
@@ -141,6 +251,7 @@ static struct run_config make_config(const struct cli *c, const struct cli_polic
 		 * out so that its result depends on its inputs only. */
 		.baseline = !c->no_baseline && !c->sim,
 		.sim = c->sim,
+		.quiet = c->quiet,
 		.costs = &c->costs,
 		.trace_path = c->trace_path,
 		.trace_events = c->trace_events,
@@ -156,36 +267,22 @@ static int run_policies(const struct cli *c, const struct provenance *pv)
 {
 	size_t n = c->npolicies;
 	struct run_config cfgs[CLI_MAX_POLICIES] = { 0 };
-	struct result_file rf[CLI_MAX_POLICIES];
 	struct run_result res[CLI_MAX_POLICIES];
 	char err[1024];
 	int status = 0;
 
-	static char trace_paths[CLI_MAX_POLICIES][PATH_MAX];
-	char name[CLI_NAME_MAX * 3];
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		cfgs[i] = make_config(c, &c->policies[i]);
-		rf[i] = (struct result_file){ .fd = -1, .slot = -1 };
-		if (c->trace_path && n > 1) {
-			snprintf(trace_paths[i], sizeof trace_paths[i], "%s.%s", c->trace_path,
-				 file_name(&cfgs[i], name, sizeof name));
-			cfgs[i].trace_path = trace_paths[i];
-		}
-	}
-	for (size_t i = 0; i < n && !c->no_json; i++) {
-		if (prepare_output(c, &cfgs[i], pv, &rf[i], err, sizeof err)) {
-			print_error(err);
-			while (i--)
-				result_file_abort(&rf[i]);
-			return EXIT_RUN_FAILED;
-		}
-	}
+	status = open_outputs(c, cfgs, n, pv);
+	if (status)
+		return status;
+	if (c->quiet)
+		mute_stdout();
 	report_header(stdout, cfgs, n, pv);
 	fflush(stdout);
 	int rc = driver_run_many(cfgs, n, res, err, sizeof err);
 	if (rc) {
-		for (size_t i = 0; i < n && !c->no_json; i++)
-			result_file_abort(&rf[i]);
+		abort_outputs(n);
 		print_error(err);
 		return rc == -ETIMEDOUT ? DRIVER_EXIT_STALL : EXIT_RUN_FAILED;
 	}
@@ -194,26 +291,21 @@ static int run_policies(const struct cli *c, const struct provenance *pv)
 	else
 		report_compare(stdout, cfgs, res, n);
 	for (size_t i = 0; i < n && c->trace_path; i++)
-		printf("trace: %s (Chrome trace events: open in Perfetto)\n", cfgs[i].trace_path);
+		if (finish_trace(&res[i], &out_trace[i], err, sizeof err)) {
+			print_error(err);
+			status = EXIT_RUN_FAILED;
+		}
 	for (size_t i = 0; i < n; i++) {
 		if (c->no_json) {
 			if (i == 0)
 				printf("\nresult: none (--no-json)\n");
-		} else if (finish_output(&cfgs[i], &res[i], pv, &rf[i], err, sizeof err)) {
+		} else if (finish_json(&cfgs[i], &res[i], pv, &out_json[i], err, sizeof err)) {
 			print_error(err);
 			status = EXIT_RUN_FAILED;
 		}
-		if (c->hdr_path) {
-			char path[PATH_MAX];
-			if (n == 1)
-				snprintf(path, sizeof path, "%s", c->hdr_path);
-			else
-				snprintf(path, sizeof path, "%s.%s", c->hdr_path,
-					 file_name(&cfgs[i], name, sizeof name));
-			if (write_hdr(path, &res[i], err, sizeof err)) {
-				print_error(err);
-				status = EXIT_RUN_FAILED;
-			}
+		if (c->hdr_path && finish_hdr(&res[i], &out_hdr[i], err, sizeof err)) {
+			print_error(err);
+			status = EXIT_RUN_FAILED;
 		}
 		run_result_free(&res[i]);
 	}
@@ -281,45 +373,49 @@ static int run_explore(const struct cli *c)
 			       explore_what(code), (unsigned long long)seed);
 			return EXIT_RUN_FAILED;
 		}
-		if (seed % 100 == 0)
+		if (seed % 100 == 0 && !c->quiet)
 			fprintf(stderr, "explore: %llu/%llu seeds clean\n", (unsigned long long)seed,
 				(unsigned long long)last);
 	}
-	printf("explore: %s under %s on %u workers: %llu seed%s, no lost task, double run, stall "
-	       "or broken invariant\n", cfg.wl->name, cfg.policy->name, cfg.workers,
-	       (unsigned long long)(last - first + 1), last > first ? "s" : "");
+	if (!c->quiet)
+		printf("explore: %s under %s on %u workers: %llu seed%s, no lost task, double run, "
+		       "stall or broken invariant\n", cfg.wl->name, cfg.policy->name, cfg.workers,
+		       (unsigned long long)(last - first + 1), last > first ? "s" : "");
 	return 0;
 }
 
 /*
  * --calibrate PATH: measure the sim costs (progress on stderr), print them
- * beside the defaults, write the cost file. PATH is created (as a temporary
- * file beside it) before measuring, so a bad path costs no time.
+ * beside the defaults, write the cost file. PATH is opened before
+ * measuring, so a bad path costs no time.
  */
-static int run_calibrate(const char *path)
+static int run_calibrate(const char *path, bool quiet)
 {
-	struct calibrate_file cf;
+	static struct outfile of;
 	struct calibration cal;
-	char err[1024];
+	char err[2 * PATH_MAX + 128];
 
-	if (calibrate_file_open(&cf, path, err, sizeof err)) {
+	if (outfile_open(&of, "cost file", path, err, sizeof err)) {
 		print_error(err);
 		return EXIT_BAD_INPUT;
 	}
-	int rc = calibrate_costs(&cal, CALIBRATE_PASSES, CALIBRATE_REPS, stderr);
+	if (quiet)
+		mute_stdout();
+	int rc = calibrate_costs(&cal, CALIBRATE_PASSES, CALIBRATE_REPS, quiet ? NULL : stderr);
 	if (rc) {
-		calibrate_file_abort(&cf);
+		outfile_abort(&of);
 		snprintf(err, sizeof err, "calibration failed: %s", strerror(-rc));
 		print_error(err);
 		return EXIT_RUN_FAILED;
 	}
 	calibrate_print(&cal, stdout);
-	if (calibrate_file_commit(&cf, &cal, err, sizeof err)) {
+	calibrate_print_costs(outfile_stream(&of), path, &cal);
+	if (outfile_commit(&of, err, sizeof err)) {
 		print_error(err);
 		return EXIT_RUN_FAILED;
 	}
 	printf("\ncosts: %s (c2c round trip %.0f ns before, %.0f ns after; use with "
-	       "--engine=sim --costs %s)\n", path, cal.c2c_ns, cal.c2c_end_ns, path);
+	       "--engine=sim --costs %s)\n", outfile_name(&of), cal.c2c_ns, cal.c2c_end_ns, path);
 	return 0;
 }
 
@@ -330,6 +426,7 @@ int main(int argc, char **argv)
 	char err[1024];
 	int status = 0;
 
+	driver_exit_cleanup = outfile_cleanup;
 	if (cli_parse(&c, argc, argv, err, sizeof err)) {
 		print_error(err);
 		cli_free(&c);
@@ -346,6 +443,11 @@ int main(int argc, char **argv)
 		printf("c2c_round_trip_ns %.1f\n", ns);
 		return 0;
 	}
+	if (c.version) {
+		printf("harness %s (git %s, %s build)\n", HARNESS_VERSION, BUILD_GIT_REV, BUILD_TYPE);
+		cli_free(&c);
+		return 0;
+	}
 	if (c.help || c.list) {
 		if (c.help)
 			cli_usage(stdout);
@@ -355,7 +457,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (c.calibrate_path) {
-		int rc = run_calibrate(c.calibrate_path);
+		int rc = run_calibrate(c.calibrate_path, c.quiet);
 		cli_free(&c);
 		return rc;
 	}

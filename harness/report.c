@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/check.h"
+#include "core/knob.h"
 #include "core/stats.h"
 #include "driver.h"
 #include "policies/policy.h"
@@ -76,16 +77,19 @@ static void fmt_duration(char *buf, size_t len, double ns)
 		snprintf(buf, len, "%.2f s", ns / 1e9);
 }
 
-/* `name=value, ...` of the values in defs; only_changed skips defaults. */
-static void print_values(FILE *f, const struct knob_def *defs, size_t n, const double *v,
-			 bool only_changed)
+/* `name=value, ...` of the values in defs, enumerations by name;
+ * only_changed skips defaults. */
+static void print_values(FILE *f, const struct knob_def *defs, size_t n,
+			 const struct knob_enum *enums, const double *v, bool only_changed)
 {
 	int printed = 0;
+	char val[64];
 
 	for (size_t i = 0; i < n; i++) {
 		if (only_changed && v[i] == defs[i].def)
 			continue;
-		fprintf(f, "%s%s=%.15g", printed++ ? ", " : "", defs[i].name, v[i]);
+		knob_format(knob_names(enums, &defs[i]), v[i], val, sizeof val);
+		fprintf(f, "%s%s=%s", printed++ ? ", " : "", defs[i].name, val);
 	}
 	if (!printed)
 		fprintf(f, only_changed ? "all at defaults" : "none");
@@ -96,11 +100,13 @@ void report_header(FILE *f, const struct run_config *cfg, size_t ncfg,
 {
 	for (size_t c = 0; c < ncfg; c++) {
 		fprintf(f, "%s %s (knobs: ", c ? "          " : "policy    ", cfg[c].name);
-		print_values(f, cfg[c].policy->knobs, cfg[c].policy->nknobs, cfg[c].knobs, true);
+		print_values(f, cfg[c].policy->knobs, cfg[c].policy->nknobs,
+			     cfg[c].policy->knob_names, cfg[c].knobs, true);
 		fprintf(f, ")\n");
 	}
 	fprintf(f, "workload   %s (", cfg->wl->name);
-	print_values(f, cfg->wl->params, cfg->wl->nparams, cfg->params, false);
+	print_values(f, cfg->wl->params, cfg->wl->nparams, cfg->wl->param_names, cfg->params,
+		     false);
 	fprintf(f, ")\nworkers    %" PRIu32 "\nengine     %s\nallocator  %s\n", cfg->workers,
 		cfg->sim ? "sim (virtual workers, virtual time; deterministic)" : "threads",
 		pv->allocator);
@@ -638,151 +644,15 @@ json_t *report_json(const struct run_config *cfg, const struct run_result *res,
 
 /* ---- the result file -------------------------------------------------- */
 
-/*
- * The signal handler may only touch these: paths in static storage and
- * flags, one slot per open result file (a comparison run has one per
- * policy). unlink() and _exit() are async-signal-safe; nothing else is
- * called.
- */
-#define CLEANUP_SLOTS 64
-static char cleanup_path[CLEANUP_SLOTS][PATH_MAX];
-static volatile sig_atomic_t cleanup_armed[CLEANUP_SLOTS];
-
-static void on_signal(int sig)
+int report_write(FILE *f, json_t *doc)
 {
-	for (int i = 0; i < CLEANUP_SLOTS; i++)
-		if (cleanup_armed[i])
-			unlink(cleanup_path[i]);
-	_exit(128 + sig);
-}
-
-/*
- * A shell without job control starts background commands with SIGINT
- * ignored; a program that catches it anyway could not be left running in
- * the background of a script. Keep an ignored signal ignored.
- */
-static void install_handlers(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM };
-	struct sigaction sa, old;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-		sigaddset(&sa.sa_mask, sigs[i]);
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(sigs[i], &sa, NULL);
-	}
-}
-
-/* Returns the slot, or -1 if every slot is in use. */
-static int arm(const char *tmp)
-{
-	for (int i = 0; i < CLEANUP_SLOTS; i++) {
-		if (cleanup_armed[i])
-			continue;
-		snprintf(cleanup_path[i], sizeof cleanup_path[i], "%s", tmp);
-		/* The path must be complete before the handler can see the flag. */
-		atomic_signal_fence(memory_order_seq_cst);
-		cleanup_armed[i] = 1;
-		return i;
-	}
-	return -1;
-}
-
-static void disarm(int slot)
-{
-	if (slot < 0)
-		return;
-	cleanup_armed[slot] = 0;
-	atomic_signal_fence(memory_order_seq_cst);
-}
-
-int result_file_open(struct result_file *rf, const char *path, char *err, size_t len)
-{
-	struct stat st;
-	int n;
-
-	rf->fd = -1;
-	if (snprintf(rf->path, sizeof rf->path, "%s", path) >= (int)sizeof rf->path) {
-		snprintf(err, len, "result path too long: %s", path);
-		return -ENAMETOOLONG;
-	}
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(err, len, "cannot write the result to %s: it is a directory", path);
-		return -EISDIR;
-	}
-	n = snprintf(rf->tmp, sizeof rf->tmp, "%s.%ld.tmp", path, (long)getpid());
-	if (n >= (int)sizeof rf->tmp) {
-		snprintf(err, len, "result path too long: %s", path);
-		return -ENAMETOOLONG;
-	}
-	install_handlers();
-	rf->slot = arm(rf->tmp);
-	if (rf->slot < 0) {
-		snprintf(err, len, "too many result files open at once");
-		return -EMFILE;
-	}
-	rf->fd = open(rf->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (rf->fd < 0) {
-		int e = errno;
-		disarm(rf->slot);
-		snprintf(err, len, "cannot create %s: %s", rf->tmp, strerror(e));
-		return -e;
-	}
-	return 0;
-}
-
-static int write_doc(int fd, json_t *doc)
-{
-	FILE *f = fdopen(fd, "w");
-	int rc = 0;
-
-	if (!f) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
 	/* 15 significant digits: every value typed on a command line reads back
 	 * exactly, and measurements lose nothing meaningful (jansson's default
 	 * of 17 prints 0.1 as 0.10000000000000001). */
 	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) != 0 ||
-	    fputc('\n', f) == EOF || fflush(f) != 0)
-		rc = errno ? -errno : -EIO;
-	else if (fsync(fileno(f)) != 0)
-		rc = -errno;
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	return rc;
-}
-
-int result_file_commit(struct result_file *rf, json_t *doc, char *err, size_t len)
-{
-	int rc;
-
-	errno = 0;
-	rc = write_doc(rf->fd, doc);
-	rf->fd = -1;
-	if (rc == 0 && rename(rf->tmp, rf->path) != 0)
-		rc = -errno;
-	if (rc) {
-		snprintf(err, len, "cannot write %s: %s", rf->path, strerror(-rc));
-		unlink(rf->tmp);
-	}
-	disarm(rf->slot);
-	return rc;
-}
-
-void result_file_abort(struct result_file *rf)
-{
-	if (rf->fd >= 0)
-		close(rf->fd);
-	rf->fd = -1;
-	unlink(rf->tmp);
-	disarm(rf->slot);
+	    fputc('\n', f) == EOF)
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
 /* mkdir -p: every missing component, with the umask's permissions. */

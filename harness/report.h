@@ -33,24 +33,10 @@ json_t *report_json(const struct run_config *cfg, const struct run_result *res,
 		    const struct provenance *pv);
 
 /*
- * A result file is created as a temporary file next to its final path
- * before the run starts (so an unwritable destination fails before minutes
- * of measurement, not after), filled and renamed into place at the end.
- * SIGINT and SIGTERM remove the temporary file; a reader never sees a
- * half-written result under the final name.
+ * Write the result document to f (an outfile's stream: created before the
+ * run, committed after it; outfile.h). 0, or -errno.
  */
-struct result_file {
-	char path[PATH_MAX];
-	char tmp[PATH_MAX];
-	int fd;
-	int slot;	/* signal-cleanup slot while the temporary file exists */
-};
-
-/* 0, or -errno with one line in err. */
-int result_file_open(struct result_file *rf, const char *path, char *err, size_t len);
-int result_file_commit(struct result_file *rf, json_t *doc, char *err, size_t len);
-/* Remove the temporary file (a failed run writes no result). */
-void result_file_abort(struct result_file *rf);
+int report_write(FILE *f, json_t *doc);
 
 /*
  * The default result path: dir/<workload>-<policy>-<workers>w-<stamp>.json,

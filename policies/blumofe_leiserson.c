@@ -77,6 +77,12 @@ static const struct knob_def so_knobs[SO_NKNOBS] = {
 			       "after steal_tries failed attempts" },
 };
 
+static const struct knob_enum so_names[] = {
+	{ "victim_sweep", (const struct knob_name[]){ { "random", 0 }, { "sweep", 1 },
+						       { NULL, 0 } } },
+	{ NULL, NULL },
+};
+
 /* Thief-visible, one per worker: the deque (top and bottom on their own
  * lines). */
 struct so_shared {
@@ -362,6 +368,7 @@ const struct policy policy_blumofe_leiserson = {
 		   "(thieves_sleep=1 parks them)",
 	.knobs = so_knobs,
 	.nknobs = SO_NKNOBS,
+	.knob_names = so_names,
 	.check = so_check,
 	.init = so_init,
 	.destroy = so_destroy,

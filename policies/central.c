@@ -72,6 +72,12 @@ static const struct knob_def central_knobs[C_NKNOBS] = {
 				"longest park before a re-check; 0 = none (only a push wakes)" },
 };
 
+static const struct knob_enum central_names[] = {
+	{ "wake", (const struct knob_name[]){ { "every-push", 0 }, { "last-searcher", 1 },
+					       { NULL, 0 } } },
+	{ NULL, NULL },
+};
+
 struct central {
 	uint32_t budget;
 	bool throttle;			/* wake = 1 */
@@ -300,6 +306,7 @@ const struct policy policy_central = {
 		   "no stealing (M/M/k)",
 	.knobs = central_knobs,
 	.nknobs = C_NKNOBS,
+	.knob_names = central_names,
 	.init = central_init,
 	.destroy = central_destroy,
 	.schedule_local = central_schedule_local,

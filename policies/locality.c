@@ -40,6 +40,14 @@ static const struct knob_def locality_knobs[LOC_NKNOBS] = {
 			   "domain_size; 2 = NUMA nodes, else domain_size" },
 };
 
+static const struct knob_enum locality_names[] = {
+	{ "interval", (const struct knob_name[]){ { "adaptive", 0 }, { NULL, 0 } } },
+	{ "topology", (const struct knob_name[]){ { "domain-size", LOC_TOPO_OFF },
+						   { "auto", LOC_TOPO_AUTO },
+						   { "numa", LOC_TOPO_NUMA }, { NULL, 0 } } },
+	{ NULL, NULL },
+};
+
 /* Owner-private, one per worker: its victim order. */
 struct loc_worker {
 	CACHE_ALIGNED const uint32_t *order;	/* nlocal same-domain victims, then nremote */
@@ -342,6 +350,7 @@ const struct policy policy_locality = {
 		   "domain_size) before any remote one",
 	.knobs = locality_knobs,
 	.nknobs = LOC_NKNOBS,
+	.knob_names = locality_names,
 	.check = locality_check,
 	.init = locality_init,
 	.destroy = locality_destroy,

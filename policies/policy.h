@@ -71,6 +71,8 @@ struct policy {
 	bool own_maintenance;	/* see above */
 	const struct knob_def *knobs;
 	size_t nknobs;
+	/* Names of enumerated knobs' values (knob.h), { NULL } ended; optional. */
+	const struct knob_enum *knob_names;
 
 	int (*check)(const struct rt_config *cfg, const double *knobs, char *err, size_t len);
 	int (*init)(struct runtime *rt);

@@ -88,6 +88,13 @@ static const struct knob_def sp_knobs[SP_NKNOBS] = {
 				 "longest park before a re-check; 0 = none (only a remote push wakes)" },
 };
 
+static const struct knob_enum sp_names[] = {
+	{ "routing", (const struct knob_name[]){ { "round-robin", 0 }, { "random", 1 },
+						  { NULL, 0 } } },
+	{ "order", (const struct knob_name[]){ { "fifo", 0 }, { "lifo", 1 }, { NULL, 0 } } },
+	{ NULL, NULL },
+};
+
 /* Pusher-visible, one per worker. */
 struct sp_inbox {
 	struct inject q;			/* line-aligned members */
@@ -412,6 +419,7 @@ const struct policy policy_static_partition = {
 		   "children on their parent's worker (FIFO or LIFO), no stealing (k x M/M/1)",
 	.knobs = sp_knobs,
 	.nknobs = SP_NKNOBS,
+	.knob_names = sp_names,
 	.init = sp_init,
 	.destroy = sp_destroy,
 	.schedule_local = sp_schedule_local,

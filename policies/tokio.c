@@ -117,6 +117,14 @@
 static const struct knob_def tokio_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(0, 128);
 static const struct knob_def tokio_128_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(61, 1);
 
+/* Both tables: interval 0 is the self-tuning one. */
+static const struct knob_enum tokio_names[] = {
+	{ "interval", (const struct knob_name[]){ { "adaptive", 0 }, { NULL, 0 } } },
+	{ "sleeper_fifo", (const struct knob_name[]){ { "stack", 0 }, { "fifo", 1 },
+						       { NULL, 0 } } },
+	{ NULL, NULL },
+};
+
 #define UNPARK_SHIFT 16
 #define SEARCH_MASK ((1ull << UNPARK_SHIFT) - 1)
 #define UNPARK_ONE (1ull << UNPARK_SHIFT)
@@ -767,6 +775,7 @@ const struct policy policy_tokio = {
 		   "clamp(200us/EWMA, 2, 127), half-steal, sleeper stack, last searcher notifies",
 	.knobs = tokio_knobs,
 	.nknobs = TOKIO_NKNOBS,
+	.knob_names = tokio_names,
 	.check = tokio_check,
 	.init = tokio_init,
 	.destroy = tokio_destroy,
@@ -787,6 +796,7 @@ const struct policy policy_tokio_1_28 = {
 		   "task per global-queue pop",
 	.knobs = tokio_128_knobs,
 	.nknobs = TOKIO_NKNOBS,
+	.knob_names = tokio_names,
 	.check = tokio_check,
 	.init = tokio_init,
 	.destroy = tokio_destroy,

@@ -53,6 +53,11 @@ static const struct knob_def volt_broken_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(0,
 static const struct knob_def fixed61_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(1e7, 61, 128);
 static const struct knob_def steal_one_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(1e7, 0, 1);
 
+static const struct knob_enum volt_names[] = {
+	{ "interval", (const struct knob_name[]){ { "adaptive", 0 }, { NULL, 0 } } },
+	{ NULL, NULL },
+};
+
 #define PREFETCH_MAX 64
 #define CAP_DEN 1000u
 
@@ -685,6 +690,7 @@ const struct policy policy_volt = {
 		   "surplus goes to the ring, local pushes wake nobody",
 	.knobs = volt_knobs,
 	.nknobs = VOLT_NKNOBS,
+	.knob_names = volt_names,
 	.check = volt_check,
 	.init = volt_init,
 	.destroy = volt_destroy,
@@ -711,6 +717,7 @@ const struct policy policy_volt_broken = {
 	.test_only = true,
 	.knobs = volt_broken_knobs,
 	.nknobs = VOLT_NKNOBS,
+	.knob_names = volt_names,
 	.check = volt_check,
 	.init = volt_broken_init,
 	.destroy = volt_destroy,

@@ -40,3 +40,13 @@ add_test(NAME harness_histograms
          COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_hist_json.sh
                  $<TARGET_FILE:harness>)
 set_tests_properties(harness_histograms PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT} SKIP_RETURN_CODE 77)
+
+# harness_reliability  tests/test_reliability.sh: every row of the bad-input
+#                table in docs/reliability.md (exit status, message, no file
+#                created or changed), outputs that are not plain files
+#                (stdout, a symlink, a FIFO, /dev/null), and runs stopped by
+#                a signal, the watchdog or a wrong answer leaving nothing.
+add_test(NAME harness_reliability
+         COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_reliability.sh
+                 $<TARGET_FILE:harness> ${CMAKE_SOURCE_DIR}/docs/reliability.md)
+set_tests_properties(harness_reliability PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})

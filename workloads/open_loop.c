@@ -71,6 +71,16 @@ static const struct knob_def ol_params[P_COUNT] = {
 		       "the load and workers (docs/open-loop.md)" },
 };
 
+static const struct knob_enum ol_names[] = {
+	{ "dist", (const struct knob_name[]){ { "constant", DIST_CONSTANT },
+					       { "exponential", DIST_EXP },
+					       { "bimodal-1", DIST_BIMODAL1 },
+					       { "bimodal-2", DIST_BIMODAL2 },
+					       { "lognormal", DIST_LOGNORMAL },
+					       { NULL, 0 } } },
+	{ NULL, NULL },
+};
+
 /* A request delivered this late or less counts as on time. */
 #define OL_ON_TIME_NS 10000u
 /* Requests one poll claims with one CAS when many are due at once (a
@@ -747,6 +757,7 @@ const struct workload workload_open_loop = {
 		   "optional I/O waits; latency from intended arrival",
 	.params = ol_params,
 	.nparams = P_COUNT,
+	.param_names = ol_names,
 	.sample_period = 1,
 	.quick_params = ol_quick,
 	.check = ol_check,

@@ -44,6 +44,12 @@ static const struct knob_def sort_params[P_COUNT] = {
 			"2 = overwrite a key with its neighbour)" },
 };
 
+static const struct knob_enum sort_names[] = {
+	{ "corrupt", (const struct knob_name[]){ { "none", 0 }, { "swap", 1 }, { "overwrite", 2 },
+						  { NULL, 0 } } },
+	{ NULL, NULL },
+};
+
 enum { K_SORT, K_MERGE };
 
 struct sort_node {
@@ -468,6 +474,7 @@ const struct workload workload_sort = {
 	.summary = "parallel merge sort of random 64-bit keys with parallel merges (fork-join)",
 	.params = sort_params,
 	.nparams = P_COUNT,
+	.param_names = sort_names,
 	.sample_period = 16,
 	.quick_params = sort_quick,
 	.create = sort_create,

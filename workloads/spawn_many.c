@@ -38,6 +38,12 @@ static const struct knob_def sm_params[P_COUNT] = {
 		     "1 = the harness thread injects each (spawn_many_remote_idle)" },
 };
 
+static const struct knob_enum sm_names[] = {
+	{ "from", (const struct knob_name[]){ { "worker", FROM_WORKER }, { "outside", FROM_OUTSIDE },
+					       { NULL, 0 } } },
+	{ NULL, NULL },
+};
+
 struct sm_leaf {
 	struct task task;
 	uint32_t index;
@@ -287,6 +293,7 @@ const struct workload workload_spawn_many = {
 		   "outside (from=1); Tokio's spawn_many_local / spawn_many_remote_idle",
 	.params = sm_params,
 	.nparams = P_COUNT,
+	.param_names = sm_names,
 	.sample_period = 64,
 	.quick_params = sm_quick,
 	.create = sm_create,

@@ -72,6 +72,21 @@ static const struct knob_def uts_params[P_COUNT] = {
 		       "every node is a task)" },
 };
 
+/* The preset names are those of the preset table below (0 = custom). */
+static const struct knob_enum uts_names[] = {
+	{ "preset", (const struct knob_name[]){ { "custom", 0 }, { "small-d4", 1 }, { "small-d6", 2 },
+						 { "medium", 3 }, { "T1", 4 }, { "T3", 5 },
+						 { "T3-small", 6 }, { "T5", 7 }, { "T2", 8 },
+						 { "T4", 9 }, { NULL, 0 } } },
+	{ "type", (const struct knob_name[]){ { "binomial", UTS_BIN }, { "geometric", UTS_GEO },
+					       { "hybrid", UTS_HYBRID }, { NULL, 0 } } },
+	{ "shape", (const struct knob_name[]){ { "linear", UTS_LINEAR },
+						{ "exponential", UTS_EXPDEC },
+						{ "cyclic", UTS_CYCLIC }, { "fixed", UTS_FIXED },
+						{ NULL, 0 } } },
+	{ NULL, NULL },
+};
+
 struct uts_tree {
 	enum uts_type type;
 	enum uts_shape shape;
@@ -548,6 +563,7 @@ const struct workload workload_uts = {
 	.summary = "Unbalanced Tree Search (SHA-1 splittable RNG), every tree node a task",
 	.params = uts_params,
 	.nparams = P_COUNT,
+	.param_names = uts_names,
 	.sample_period = 64,
 	.quick_params = uts_quick,
 	.check = uts_check,

@@ -41,6 +41,8 @@ struct workload {
 	const char *summary;
 	const struct knob_def *params;
 	size_t nparams;
+	/* Names of enumerated parameters' values (knob.h), { NULL } ended; optional. */
+	const struct knob_enum *param_names;
 	/* Default scheduling-delay sampling: 1 in N local schedules (power of
 	 * two). Fine-grained fork-join samples sparsely so that clock reads
 	 * stay out of the figures. */

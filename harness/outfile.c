@@ -1,0 +1,364 @@
+/* outfile.c - output files written in place, through a rename, or to stdout (outfile.h). */
+#include "outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- temporary files and signals ------------------------------------- */
+
+/*
+ * The signal handler may only touch these: paths in static storage and
+ * flags, one slot per temporary file (a comparison run has several per
+ * policy). unlink(), sigaction() and raise() are async-signal-safe;
+ * nothing else is called from the handler.
+ */
+#define CLEANUP_SLOTS 256
+static char cleanup_path[CLEANUP_SLOTS][PATH_MAX];
+static volatile sig_atomic_t cleanup_armed[CLEANUP_SLOTS];
+
+void outfile_cleanup(void)
+{
+	for (int i = 0; i < CLEANUP_SLOTS; i++)
+		if (cleanup_armed[i])
+			unlink(cleanup_path[i]);
+}
+
+/*
+ * Remove the temporary files, then let the signal take its default action
+ * (SA_RESETHAND restored it on entry; the signal stays blocked until the
+ * handler returns), so that the parent sees the process die of it.
+ */
+static void on_signal(int sig)
+{
+	outfile_cleanup();
+	raise(sig);
+}
+
+/*
+ * INT, TERM, HUP and QUIT end a run; ABRT is a failed CHECK. A shell
+ * without job control starts background commands with SIGINT ignored; a
+ * program that catches it anyway could not be left running in the
+ * background of a script. Keep an ignored signal ignored.
+ */
+static void install_handlers(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT };
+	static bool installed;
+	struct sigaction sa, old;
+
+	if (installed)
+		return;
+	installed = true;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+	atexit(outfile_cleanup);
+}
+
+/* Returns the slot, or -1 if every slot is in use. */
+static int arm(const char *tmp)
+{
+	install_handlers();
+	for (int i = 0; i < CLEANUP_SLOTS; i++) {
+		if (cleanup_armed[i])
+			continue;
+		snprintf(cleanup_path[i], sizeof cleanup_path[i], "%s", tmp);
+		/* The path must be complete before the handler can see the flag. */
+		atomic_signal_fence(memory_order_seq_cst);
+		cleanup_armed[i] = 1;
+		return i;
+	}
+	return -1;
+}
+
+static void disarm(int slot)
+{
+	if (slot < 0)
+		return;
+	cleanup_armed[slot] = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* ---- opening ----------------------------------------------------------- */
+
+static int failed(int e, char *err, size_t len, const char *what, const char *path,
+		  const char *why)
+{
+	snprintf(err, len, "cannot write the %s to %.900s: %s", what, path, why ? why : strerror(e));
+	return -e;
+}
+
+/*
+ * Is st the node stdout writes to? Only pipes, sockets and regular files
+ * count: there the document and the summary would mix (or, for a regular
+ * file, a second open file description would overwrite from offset 0). A
+ * terminal or /dev/null is simply written in place.
+ */
+static bool is_stdout_node(const struct stat *st)
+{
+	struct stat out;
+	return !S_ISCHR(st->st_mode) && fstat(STDOUT_FILENO, &out) == 0 &&
+	       out.st_dev == st->st_dev && out.st_ino == st->st_ino;
+}
+
+/*
+ * The output takes over the process's stdout: a private duplicate for the
+ * document, and fd 1 pointed at stderr for everything else printed there.
+ */
+static int claim_stdout(struct outfile *o, const char *what, char *err, size_t len)
+{
+	static bool claimed;
+	struct stat st;
+
+	if (claimed)
+		return failed(EBUSY, err, len, what, o->path, "another output already goes to stdout");
+	fflush(stdout);
+	int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return failed(errno, err, len, what, "stdout", NULL);
+	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		int e = errno;
+		close(fd);
+		return failed(e, err, len, what, "stdout", NULL);
+	}
+	claimed = true;
+	o->mode = OUTFILE_STDOUT;
+	o->to_stdout = true;
+	o->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		return failed(ENOMEM, err, len, what, "stdout", NULL);
+	}
+	return 0;
+}
+
+/* Through a link or into a node that is not a regular file: never replaced. */
+static int open_in_place(struct outfile *o, const char *what, char *err, size_t len)
+{
+	struct stat st;
+
+	if (stat(o->path, &st) == 0 && S_ISDIR(st.st_mode))
+		return failed(EISDIR, err, len, what, o->path, "it is a directory");
+	int fd = open(o->path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+	if (fd < 0)
+		return failed(errno, err, len, what, o->path, NULL);
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return failed(e, err, len, what, o->path, NULL);
+	}
+	if (is_stdout_node(&st)) {
+		close(fd);
+		return claim_stdout(o, what, err, len);
+	}
+	o->mode = OUTFILE_IN_PLACE;
+	o->regular = S_ISREG(st.st_mode);
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		return failed(ENOMEM, err, len, what, o->path, NULL);
+	}
+	return 0;
+}
+
+static int open_rename(struct outfile *o, const char *what, char *err, size_t len)
+{
+	static unsigned counter;
+
+	int n = snprintf(o->tmp, sizeof o->tmp, "%s.%ld.%u.tmp", o->path, (long)getpid(),
+			 counter++);
+	if (n < 0 || (size_t)n >= sizeof o->tmp)
+		return failed(ENAMETOOLONG, err, len, what, o->path, "path too long");
+	o->slot = arm(o->tmp);
+	if (o->slot < 0)
+		return failed(EMFILE, err, len, what, o->path, "too many output files");
+	int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		int e = errno;
+		disarm(o->slot);
+		o->slot = -1;
+		return failed(e, err, len, what, o->path, NULL);
+	}
+	o->mode = OUTFILE_RENAME;
+	o->regular = true;
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		outfile_abort(o);
+		return failed(ENOMEM, err, len, what, o->path, NULL);
+	}
+	return 0;
+}
+
+int outfile_check(const char *what, const char *path, char *err, size_t len)
+{
+	struct stat st;
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (!path[0])
+		return failed(ENOENT, err, len, what, "''", "empty path");
+	if (strlen(path) >= sizeof dir)
+		return failed(ENAMETOOLONG, err, len, what, path, "path too long");
+	if (strcmp(path, "-") == 0)
+		return 0;
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return failed(EISDIR, err, len, what, path, "it is a directory");
+		if (!S_ISREG(st.st_mode) && access(path, W_OK) != 0)
+			return failed(errno, err, len, what, path, NULL);
+	} else if (errno != ENOENT) {
+		return failed(errno, err, len, what, path, NULL);
+	}
+	/* A new or regular file needs a writable directory (the temporary
+	 * file); a link or a special file is opened in place. */
+	if (lstat(path, &st) == 0 && (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode)))
+		return 0;
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	if (access(dir, W_OK | X_OK) != 0)
+		return failed(errno, err, len, what, path, NULL);
+	return 0;
+}
+
+int outfile_open(struct outfile *o, const char *what, const char *path, char *err, size_t len)
+{
+	struct stat st;
+
+	memset(o, 0, sizeof *o);
+	o->slot = -1;
+	if (!path[0])
+		return failed(ENOENT, err, len, what, "''", "empty path");
+	if (strlen(path) >= sizeof o->path)
+		return failed(ENAMETOOLONG, err, len, what, path, "path too long");
+	strcpy(o->path, path);
+	if (strcmp(path, "-") == 0)
+		return claim_stdout(o, what, err, len);
+	if (lstat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return failed(EISDIR, err, len, what, path, "it is a directory");
+		if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode))
+			return open_in_place(o, what, err, len);
+		if (is_stdout_node(&st))
+			return claim_stdout(o, what, err, len);
+	} else if (errno != ENOENT) {
+		return failed(errno, err, len, what, path, NULL);
+	}
+	return open_rename(o, what, err, len);
+}
+
+/* ---- finishing --------------------------------------------------------- */
+
+int outfile_commit(struct outfile *o, char *err, size_t len)
+{
+	int rc = 0;
+
+	if (o->mode == OUTFILE_NONE)
+		return 0;
+	if (fflush(o->f) != 0 || ferror(o->f))
+		rc = errno ? errno : EIO;
+	/* In place, a regular file keeps only what was written now. */
+	if (rc == 0 && o->mode == OUTFILE_IN_PLACE && o->regular) {
+		off_t end = ftello(o->f);
+		if (end < 0 || ftruncate(fileno(o->f), end) != 0)
+			rc = errno;
+	}
+	/* On disk before the rename: a reader finds the old file or a whole one. */
+	if (rc == 0 && o->mode == OUTFILE_RENAME && fsync(fileno(o->f)) != 0)
+		rc = errno;
+	if (fclose(o->f) != 0 && rc == 0)
+		rc = errno;
+	o->f = NULL;
+	if (rc == 0 && o->mode == OUTFILE_RENAME && rename(o->tmp, o->path) != 0)
+		rc = errno;
+	if (rc && o->mode == OUTFILE_RENAME)
+		unlink(o->tmp);
+	disarm(o->slot);
+	o->slot = -1;
+	o->mode = OUTFILE_NONE;
+	if (rc) {
+		snprintf(err, len, "cannot write %.900s: %s", o->path, strerror(rc));
+		return -rc;
+	}
+	return 0;
+}
+
+void outfile_abort(struct outfile *o)
+{
+	if (o->f)
+		fclose(o->f);
+	o->f = NULL;
+	if (o->mode == OUTFILE_RENAME)
+		unlink(o->tmp);
+	disarm(o->slot);
+	o->slot = -1;
+	o->mode = OUTFILE_NONE;
+}
+
+const char *outfile_name(const struct outfile *o)
+{
+	return o->to_stdout ? "stdout" : o->path;
+}
+
+/* ---- collisions -------------------------------------------------------- */
+
+/* realpath of the directory, then the last component: names a file that
+ * does not exist yet. */
+static void canonical(const char *path, char *buf, size_t len)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	if (realpath(dir, real))
+		snprintf(buf, len, "%s/%s", real, base);
+	else
+		snprintf(buf, len, "%s", path);
+}
+
+static bool names_stdout(const char *path)
+{
+	struct stat st;
+	return strcmp(path, "-") == 0 || (stat(path, &st) == 0 && is_stdout_node(&st));
+}
+
+bool outfile_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char ca[2 * PATH_MAX], cb[2 * PATH_MAX];
+
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && !S_ISCHR(sa.st_mode);
+	if (names_stdout(a) && names_stdout(b))
+		return true;
+	if (strcmp(a, b) == 0)
+		return true;
+	canonical(a, ca, sizeof ca);
+	canonical(b, cb, sizeof cb);
+	return strcmp(ca, cb) == 0;
+}
