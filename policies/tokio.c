@@ -1,5 +1,5 @@
 /*
- * tokio.c - the Tokio multi-thread scheduler (REFERENCE.md section 2;
+ * tokio.c - the Tokio multi-thread scheduler (docs/policies.md;
  * tokio-rs/tokio, tokio/src/runtime/scheduler/multi_thread/{worker,queue,
  * idle,stats}.rs) in two versions that share every line of code and differ
  * only in knob defaults:
