@@ -4,10 +4,8 @@
  * CHECK() guards invariants whose violation means the harness computed
  * something wrong (a task run twice, a queue index out of range). It stays
  * on under NDEBUG: a research tool that silently continues past a broken
- * invariant produces numbers nobody should trust. DCHECK() is for checks
- * too costly for the hot path of a measured run: on in debug builds and in
- * every build with HARNESS_DCHECKS defined (CMake defines it for the
- * sanitizer builds, so the test suite runs them), off in Release.
+ * invariant produces numbers nobody should trust. DCHECK() is for expensive
+ * whole-structure checks and is on only in debug builds.
  */
 #ifndef HARNESS_CORE_CHECK_H
 #define HARNESS_CORE_CHECK_H
@@ -35,7 +33,7 @@
 		}                                                            \
 	} while (0)
 
-#if defined(NDEBUG) && !defined(HARNESS_DCHECKS)
+#ifdef NDEBUG
 #define DCHECK(cond) ((void)0)
 #else
 #define DCHECK(cond) CHECK(cond)

@@ -101,7 +101,7 @@ static bool plain_number(const char *s, bool integer, bool negative_ok)
 int knob_parse_named(const struct knob_def *d, const struct knob_name *names, const char *text,
 		     double *out, char *err, size_t len)
 {
-	char lo[32], hi[32], list[512], expect[600];
+	char lo[32], hi[32], list[512], expect[sizeof list + 128];
 	fmt_num(lo, sizeof lo, d->min);
 	fmt_num(hi, sizeof hi, d->max);
 

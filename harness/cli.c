@@ -978,26 +978,137 @@ void cli_free(struct cli *c)
 	c->params = NULL;
 }
 
+/*
+ * The text of --help and of the man page (cli_man): one source, so that
+ * the two cannot drift apart.
+ */
+static const char *const synopsis[] = {
+	"--policy=NAME --workload=NAME [options]",
+	"--list | --help | --version",
+	NULL,
+};
+static const char about_text[] =
+	"Runs a workload under a scheduling policy: a sequential baseline and parallel trials in "
+	"a seed-shuffled order, each verified. A summary goes to stdout, progress to stderr, the "
+	"full result to a JSON file (by default under ./results).";
+static const char variants_text[] =
+	"Variants: --policy 'volt,volt:lifo_cap=0,volt:interval=61' runs three variants of volt, "
+	"named volt, volt[lifo_cap=0] and volt[interval=61] in the tables and result files; --set "
+	"lifo_cap=0,1,3 crosses every selected policy that has the knob with each value (several "
+	"lists: every combination). All variants' trials run interleaved in one shuffled order.";
+static const char names_text[] =
+	"Enumerated knobs and parameters take names as well as numbers (--param dist=exponential, "
+	"--param preset=T1, --set interval=adaptive, --set runnext=off); --list shows them.";
+static const char files_text[] =
+	"Output files (--json, --hdr, --trace, --calibrate) are checked before any work. - means "
+	"stdout (the summary then goes to stderr); a symbolic link, FIFO or device is written in "
+	"place, a regular file through a temporary file renamed at the end.";
+static const char exit_text[] =
+	"Bad input exits 2 with one line on stderr, before any work; a failed run exits 1; a run "
+	"the watchdog stopped exits 3; a signal leaves no temporary file behind.";
+
+/* A paragraph wrapped at 78 columns, each line after `indent` spaces. */
+static void wrap(FILE *f, const char *text, int indent)
+{
+	const char *p = text;
+	int col = 0;
+
+	while (*p) {
+		size_t w = strcspn(p, " ");
+		if (col && col + 1 + (int)w > 78 - indent) {
+			fputc('\n', f);
+			col = 0;
+		}
+		if (col == 0) {
+			fprintf(f, "%*s", indent, "");
+		} else {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, w, f);
+		col += (int)w;
+		p += w;
+		p += strspn(p, " ");
+	}
+	fputc('\n', f);
+}
+
 void cli_usage(FILE *f)
 {
-	fprintf(f, "usage: harness --policy=NAME --workload=NAME [options]\n"
-		   "       harness --list | --help | --version\n\n"
-		   "Runs a workload under a scheduling policy: a sequential baseline and\n"
-		   "parallel trials in a seed-shuffled order, each verified. A summary goes\n"
-		   "to stdout, progress to stderr, the full result to a JSON file.\n\n"
-		   "options (--opt=value or --opt value):\n");
+	for (size_t i = 0; synopsis[i]; i++)
+		fprintf(f, "%s harness %s\n", i ? "      " : "usage:", synopsis[i]);
+	fputc('\n', f);
+	wrap(f, about_text, 0);
+	fprintf(f, "\noptions (--opt=value or --opt value):\n");
 	for (size_t i = 0; i < NOPTS; i++) {
 		char lhs[40];
 		snprintf(lhs, sizeof lhs, "--%s%s%s", opts[i].name, opts[i].arg ? " " : "",
 			 opts[i].arg ? opts[i].arg : "");
 		fprintf(f, "  %-22s %s\n", lhs, opts[i].help);
 	}
-	fprintf(f, "\nVariants: --policy 'volt,volt:lifo_cap=0,volt:interval=61' runs three\n"
-		   "variants of volt, named volt, volt[lifo_cap=0] and volt[interval=61] in the\n"
-		   "tables and result files; --set lifo_cap=0,1,3 crosses every selected policy\n"
-		   "that has the knob with each value (several lists: every combination). All\n"
-		   "variants' trials run interleaved in one shuffled order.\n"
-		   "\nBad input exits 2 with one line on stderr; a failed run exits 1.\n");
+	fputc('\n', f);
+	wrap(f, variants_text, 0);
+	fputc('\n', f);
+	wrap(f, names_text, 0);
+	fputc('\n', f);
+	wrap(f, files_text, 0);
+	fputc('\n', f);
+	wrap(f, exit_text, 0);
+}
+
+/* roff text: backslashes and hyphens escaped, no line starting a request. */
+static void roff(FILE *f, const char *text)
+{
+	if (*text == '.' || *text == '\'')
+		fputs("\\&", f);
+	for (const char *p = text; *p; p++) {
+		if (*p == '\\')
+			fputs("\\e", f);
+		else if (*p == '-')
+			fputs("\\-", f);
+		else
+			fputc(*p, f);
+	}
+}
+
+void cli_man(FILE *f, const char *version)
+{
+	fprintf(f, ".TH HARNESS 1 \"\" \"harness %s\" \"User Commands\"\n", version);
+	fprintf(f, ".SH NAME\nharness \\- compare task\\-scheduling policies on equal terms\n");
+	fprintf(f, ".SH SYNOPSIS\n");
+	for (size_t i = 0; synopsis[i]; i++) {
+		fprintf(f, "%s.B harness\n", i ? ".br\n" : "");
+		roff(f, synopsis[i]);
+		fputc('\n', f);
+	}
+	fprintf(f, ".SH DESCRIPTION\n");
+	roff(f, about_text);
+	fprintf(f, "\n.PP\n");
+	roff(f, variants_text);
+	fprintf(f, "\n.PP\n");
+	roff(f, names_text);
+	fprintf(f, "\n.PP\n");
+	roff(f, files_text);
+	fprintf(f, "\n.SH OPTIONS\n");
+	for (size_t i = 0; i < NOPTS; i++) {
+		fprintf(f, ".TP\n.B ");
+		roff(f, "--");
+		roff(f, opts[i].name);
+		if (opts[i].arg) {
+			fputs(" \"", f);
+			roff(f, opts[i].arg);
+			fputc('"', f);
+		}
+		fputc('\n', f);
+		roff(f, opts[i].help);
+		fputc('\n', f);
+	}
+	fprintf(f, ".SH EXIT STATUS\n");
+	roff(f, exit_text);
+	fprintf(f, "\n.SH SEE ALSO\n");
+	roff(f, "harness --list (policies, knobs, workloads, parameters); README.md and docs/ in "
+		"the source tree.");
+	fputc('\n', f);
 }
 
 static void knob_range(const struct knob_def *d, char *buf, size_t len)

@@ -112,6 +112,8 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t len);
 void cli_free(struct cli *c);
 
 void cli_usage(FILE *f);
+/* The same text as a man page (roff), for `cmake --install`. */
+void cli_man(FILE *f, const char *version);
 /* Every policy with its knobs and every workload with its parameters. */
 void cli_list(FILE *f);
 

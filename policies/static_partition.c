@@ -1,6 +1,6 @@
 /*
  * static_partition.c - every task stays where it is placed: k independent
- * queues (the imbalanced static partition and the queueing theory of docs/sources.md,
+ * queues (seed 002's imbalanced static partition; REFERENCE.md section 6,
  * "k partitioned queues").
  *
  * Tasks from outside the workers (rt_spawn_remote, remote wakes) are dealt

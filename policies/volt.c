@@ -1,5 +1,5 @@
 /*
- * volt.c - the Volt design (docs/policies.md; Volt's scheduler design notes and Scheduler.zig).
+ * volt.c - the Volt design (REFERENCE.md section 1; seeds 000 and 001).
  *
  * Per tick: a budget of 128 polls, each from find_work in this order:
  *   1. the pre-fetched global batch (owner-private buffer; empty by default)
@@ -735,7 +735,8 @@ const struct policy policy_volt_broken = {
 /* Single-mechanism variants: volt's ops and knobs, one default changed, so
  * that a difference in a result belongs to that one mechanism. */
 #define VOLT_VARIANT_OPS                                                                     \
-	.nknobs = VOLT_NKNOBS, .check = volt_check, .init = volt_init,                       \
+	.nknobs = VOLT_NKNOBS, .knob_names = volt_names, .check = volt_check,                 \
+	.init = volt_init,                                                                   \
 	.destroy = volt_destroy, .schedule_local = volt_schedule_local,                      \
 	.schedule_remote = volt_schedule_remote, .tick_begin = volt_tick_begin,              \
 	.find_work = volt_find_work, .tick_end = volt_tick_end, .park = volt_park,           \
