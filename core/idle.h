@@ -133,7 +133,7 @@ bool idle_mark_parked(struct idle *s, uint32_t id, bool was_searching);
  * as a searcher), so it returns true. Otherwise (timeout or spurious wake)
  * it undoes its own parked count and returns false. Checking the previous
  * value here closes the timeout-versus-claim race that lets the parked count
- * wrap (REFERENCE.md section 1, defect a).
+ * wrap (docs/policies.md, volt: the timeout/claim race).
  */
 bool idle_wake_was_claim(struct idle *s, uint32_t id);
 

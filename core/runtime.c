@@ -64,6 +64,8 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 		w->rt = rt;
 		w->sh = &rt->shared[i];
 		w->index = i;
+		w->sched_local = p->schedule_local;
+		w->sample_left = cfg->sample_period;	/* 0 when off: see rt_sample_stamp */
 		rng_seed(&w->rng, cfg->seed, i);
 		if (cfg->trace_events) {
 			w->trace.ev = calloc(cfg->trace_events, sizeof *w->trace.ev);
@@ -122,19 +124,14 @@ void rt_destroy(struct runtime *rt)
 	free(rt);
 }
 
-/* Stamp the task with the time it became runnable, for 1 in N schedules. */
-static inline void sample_ready(struct worker *w, struct task *t)
+/* The countdown reached zero: stamp this schedule (sampling on) and start
+ * the next period. With sampling off the countdown starts again at 2^32. */
+void rt_sample_stamp(struct worker *w, struct task *t)
 {
 	struct runtime *rt = w->rt;
-	if (rt->sample_on && (++w->sample_ctr & rt->sample_mask) == 0)
+	w->sample_left = rt->cfg.sample_period;	/* 0 when off: 2^32 decrements */
+	if (rt->sample_on)
 		t->ready_ns = rt_now(rt, w);
-}
-
-void rt_spawn(struct worker *w, struct task *t)
-{
-	w->st.spawns++;
-	sample_ready(w, t);
-	w->rt->policy->schedule_local(w, t, SCHED_SPAWN);
 }
 
 void rt_place(struct runtime *rt, uint32_t index, struct task *t)
@@ -148,7 +145,7 @@ void rt_place(struct runtime *rt, uint32_t index, struct task *t)
 }
 
 /* Re-schedule or inject from outside any worker. */
-static void schedule_remote(struct runtime *rt, struct task *t)
+void rt_schedule_remote(struct runtime *rt, struct task *t)
 {
 	/* Remote schedules are rare: stamp every one. */
 	if (rt->sample_on)
@@ -160,7 +157,7 @@ void rt_spawn_remote(struct runtime *rt, struct task *t)
 {
 	/* Relaxed: read after the run, once the workers are joined. */
 	atomic_fetch_add_explicit(&rt->remote_spawns, 1, memory_order_relaxed);
-	schedule_remote(rt, t);
+	rt_schedule_remote(rt, t);
 }
 
 void rt_wake(struct runtime *rt, struct worker *w, struct task *t)
@@ -168,22 +165,10 @@ void rt_wake(struct runtime *rt, struct worker *w, struct task *t)
 	if (!task_wake(t))
 		return;
 	if (w) {
-		sample_ready(w, t);
-		rt->policy->schedule_local(w, t, SCHED_WAKE);
+		rt_sample_due(w, t);
+		w->sched_local(w, t, SCHED_WAKE);
 	} else {
-		schedule_remote(rt, t);
-	}
-}
-
-void rt_join_arrive(struct runtime *rt, struct worker *w, struct task *parent)
-{
-	if (!task_join_arrive(parent))
-		return;
-	if (w) {
-		sample_ready(w, parent);
-		rt->policy->schedule_local(w, parent, SCHED_WAKE);
-	} else {
-		schedule_remote(rt, parent);
+		rt_schedule_remote(rt, t);
 	}
 }
 

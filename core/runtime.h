@@ -37,27 +37,41 @@
 
 struct policy;
 
+/* Why a task is handed to schedule_local (policies/policy.h). */
+enum sched_kind {
+	SCHED_SPAWN,	/* a new task */
+	SCHED_WAKE,	/* an idle task woken */
+	SCHED_YIELD,	/* a task woken during its own poll, to run again */
+};
+
 struct worker_shared {
 	struct ring ring;
 	/* Set by the owner while it runs its park sequence; a local schedule
 	 * that sees it goes to the global queue with a notify instead. */
 	CACHE_ALIGNED _Atomic bool transitioning_to_park;
-	/* Tasks completed on this worker, published (relaxed) after every
-	 * completion for the watchdog, which only compares values. */
+	/* Tasks completed on this worker, published (relaxed) at the end of
+	 * every tick for the watchdog, which only compares values. */
 	_Atomic uint64_t progress;
 };
 
 struct worker {
+	/* What every spawn and poll touches, on the first line. */
 	CACHE_ALIGNED struct runtime *rt;
 	struct worker_shared *sh;
+	/* The policy's schedule_local, copied at rt_create: a spawn calls it
+	 * without going through rt->policy. */
+	void (*sched_local)(struct worker *w, struct task *t, enum sched_kind kind);
+	void *pstate;			/* the policy's per-worker state */
+	struct task *lifo;		/* the LIFO slot: owner-private, never stolen */
+	struct taskpool pool;		/* free task-sized blocks */
+	/* Local schedules left until the next one is stamped for the
+	 * scheduling-delay sample (rt_sample_due); counts down from the
+	 * sample period, and from 2^32 when sampling is off. */
+	uint32_t sample_left;
 	uint32_t index;
 	bool searching;			/* counted in idle.num_searching */
-	struct task *lifo;		/* the LIFO slot: owner-private, never stolen */
 	uint64_t tick;
-	uint32_t sample_ctr;
 	struct rng rng;
-	void *pstate;			/* the policy's per-worker state */
-	struct taskpool pool;		/* free task-sized blocks */
 	struct worker_stats st;
 	struct hist sched_delay;	/* runnable -> first poll, sampled */
 	/* The tick in progress (worker_step_poll spreads one over calls). */
@@ -142,8 +156,27 @@ static inline uint64_t rt_now(struct runtime *rt, struct worker *w)
 	return rt->engine->ops->now(rt->engine, w);
 }
 
+/*
+ * The scheduling-delay sample: 1 in N local schedules stamps the task with
+ * the time it became runnable, and its first poll records the delay. A
+ * countdown, so that the schedules in between cost one decrement.
+ */
+void rt_sample_stamp(struct worker *w, struct task *t);
+
+static inline void rt_sample_due(struct worker *w, struct task *t)
+{
+	if (__builtin_expect(--w->sample_left == 0, 0))
+		rt_sample_stamp(w, t);
+}
+
 /* Hand a new task (task_init done) to the runtime from code running on w. */
-void rt_spawn(struct worker *w, struct task *t);
+static inline void rt_spawn(struct worker *w, struct task *t)
+{
+	w->st.spawns++;
+	rt_sample_due(w, t);
+	w->sched_local(w, t, SCHED_SPAWN);
+}
+
 /*
  * Put a new task on worker `index` as if that worker had spawned it: only
  * from rt->place, before any worker runs (the engine's start barrier then
@@ -155,9 +188,23 @@ void rt_place(struct runtime *rt, uint32_t index, struct task *t);
 void rt_spawn_remote(struct runtime *rt, struct task *t);
 /* Wake a task; w is the calling worker, or NULL outside any worker. */
 void rt_wake(struct runtime *rt, struct worker *w, struct task *t);
+/* Hand a runnable task to the policy from outside any worker (stamped for
+ * the scheduling delay when sampling is on). */
+void rt_schedule_remote(struct runtime *rt, struct task *t);
+
 /* A child of a TASK_JOIN poll is done; enqueues the parent if it was the
  * last awaited arrival. w is the calling worker, or NULL outside any. */
-void rt_join_arrive(struct runtime *rt, struct worker *w, struct task *parent);
+static inline void rt_join_arrive(struct runtime *rt, struct worker *w, struct task *parent)
+{
+	if (!task_join_arrive(parent))
+		return;
+	if (w) {
+		rt_sample_due(w, parent);
+		w->sched_local(w, parent, SCHED_WAKE);
+	} else {
+		rt_schedule_remote(rt, parent);
+	}
+}
 /*
  * Wake t at `deadline` (engine time): the task returns TASK_PENDING after
  * this call and is polled again once a timer poll finds the deadline past.

@@ -81,10 +81,17 @@ static inline int32_t task_joins(uint32_t s)
 	return (int16_t)(s >> TASK_JOIN_SHIFT);
 }
 
-/* s with its join count moved by d (wrapping within its 16 bits). */
+/* s with its join count moved by d (wrapping within its 16 bits: the
+ * field is the top of the word, so a carry or borrow leaves the word). */
 static inline uint32_t task_joins_add(uint32_t s, int32_t d)
 {
-	return (s & 0xffffu) | ((uint32_t)(uint16_t)(task_joins(s) + d) << TASK_JOIN_SHIFT);
+	return s + ((uint32_t)d << TASK_JOIN_SHIFT);
+}
+
+/* The join count of s is zero. */
+static inline bool task_joins_zero(uint32_t s)
+{
+	return s < (1u << TASK_JOIN_SHIFT);
 }
 
 struct task_vtable {
@@ -174,13 +181,13 @@ static inline bool task_poll_end(struct task *t, uint32_t begin, uint32_t joins)
 {
 	uint32_t cur = begin;
 	for (;;) {
-		uint32_t next = joins ? task_joins_add(cur, (int32_t)joins) : cur;
+		uint32_t next = task_joins_add(cur, (int32_t)joins);
 		/* Again if woken meanwhile, or if the join count is zero now
 		 * and was not zero at the start (arrivals completed it during
 		 * the poll) or this poll awaited a join. */
-		bool joined = task_joins(next) == 0 &&
-			      (joins || task_joins(cur) != task_joins(begin));
-		bool again = (cur & TASK_WAKE_MASK) != (begin & TASK_WAKE_MASK) || joined;
+		bool joined = task_joins_zero(next) &&
+			      (joins || ((cur ^ begin) >> TASK_JOIN_SHIFT) != 0);
+		bool again = ((cur ^ begin) & TASK_WAKE_MASK) != 0 || joined;
 		if (!again)
 			next &= ~(uint32_t)TASK_SCHEDULED;
 		if (atomic_compare_exchange_weak_explicit(&t->state, &cur, next,
@@ -203,7 +210,7 @@ static inline bool task_join_arrive(struct task *t)
 	for (;;) {
 		CHECK_MSG(!(old & TASK_COMPLETE), "join arrival on a completed task");
 		uint32_t next = task_joins_add(old, -1);
-		bool enqueue = task_joins(next) == 0 && !(old & TASK_SCHEDULED);
+		bool enqueue = task_joins_zero(next) && !(old & TASK_SCHEDULED);
 		if (enqueue)
 			next |= TASK_SCHEDULED;
 		if (atomic_compare_exchange_weak_explicit(&t->state, &old, next,

@@ -10,17 +10,67 @@
 
 #include "policies/policy.h"
 
+/* The first poll of a task stamped when it became runnable: record its
+ * scheduling delay (1 in N schedules, so out of line). */
+static __attribute__((noinline)) void record_delay(struct worker *w, struct task *t)
+{
+	uint64_t now = rt_now(w->rt, w);
+	/* Clocks of two cores can disagree by a few ns. */
+	hist_record(&w->sched_delay, now > t->ready_ns ? now - t->ready_ns : 0);
+	t->ready_ns = 0;
+}
+
+/* A poll returned pending (r is TASK_PENDING or TASK_JOIN(k)): the task
+ * goes idle, or is scheduled once more if it was woken or joined while it
+ * ran. */
+static inline void poll_pending(struct worker *w, struct task *t, uint32_t begin,
+				enum task_poll r)
+{
+	uint32_t joins = r >= TASK_JOIN_BASE ? (uint32_t)r - TASK_JOIN_BASE : 0;
+	CHECK(joins <= TASK_JOIN_MAX);
+	if (task_poll_end(t, begin, joins)) {
+		/* Woken, or joined, while it ran: exactly one more poll. */
+		w->st.repolls++;
+		rt_sample_due(w, t);
+		w->sched_local(w, t, SCHED_YIELD);
+	}
+}
+
+/*
+ * One poll and what its result asks for, inlined into the step loops. It
+ * does not count the poll (the callers do: per tick in worker_step, per
+ * poll elsewhere) nor publish progress (per tick), and it has no trace
+ * points (worker_run_task has them).
+ */
+static inline __attribute__((always_inline)) void run_task(struct worker *w, struct task *t)
+{
+	uint32_t begin = task_poll_begin(t);
+	if (__builtin_expect(t->ready_ns != 0, 0))
+		record_delay(w, t);
+	enum task_poll r = t->vt->poll(t, w);
+	if (__builtin_expect(r == TASK_DONE, 1)) {
+		task_complete(t);
+		w->st.completions++;
+		if (t->vt->drop)
+			t->vt->drop(t, w);
+		return;
+	}
+	poll_pending(w, t, begin, r);
+}
+
+/* Relaxed: the watchdog only compares successive values. */
+static inline void publish_progress(struct worker *w)
+{
+	atomic_store_explicit(&w->sh->progress, w->st.completions, memory_order_relaxed);
+}
+
 void worker_run_task(struct worker *w, struct task *t)
 {
 	struct runtime *rt = w->rt;
 
 	uint32_t begin = task_poll_begin(t);
-	if (t->ready_ns) {
-		uint64_t now = rt_now(rt, w);
-		/* Clocks of two cores can disagree by a few ns. */
-		hist_record(&w->sched_delay, now > t->ready_ns ? now - t->ready_ns : 0);
-		t->ready_ns = 0;
-	}
+	if (t->ready_ns)
+		record_delay(w, t);
 	w->st.polls++;
 	uint64_t tp0 = w->tracing ? rt_now(rt, w) : 0;
 	enum task_poll r = t->vt->poll(t, w);
@@ -29,21 +79,12 @@ void worker_run_task(struct worker *w, struct task *t)
 	if (r == TASK_DONE) {
 		task_complete(t);
 		w->st.completions++;
-		/* Relaxed: the watchdog only compares successive values. */
-		atomic_store_explicit(&w->sh->progress, w->st.completions, memory_order_relaxed);
+		publish_progress(w);
 		if (t->vt->drop)
 			t->vt->drop(t, w);
 		return;
 	}
-	uint32_t joins = r >= TASK_JOIN_BASE ? (uint32_t)r - TASK_JOIN_BASE : 0;
-	CHECK(joins <= TASK_JOIN_MAX);
-	if (task_poll_end(t, begin, joins)) {
-		/* Woken, or joined, while it ran: exactly one more poll. */
-		w->st.repolls++;
-		if (rt->sample_on && (++w->sample_ctr & rt->sample_mask) == 0)
-			t->ready_ns = rt_now(rt, w);
-		rt->policy->schedule_local(w, t, SCHED_YIELD);
-	}
+	poll_pending(w, t, begin, r);
 }
 
 /* Start a tick: maintenance the Volt way unless the policy does its own,
@@ -80,6 +121,7 @@ static enum step tick_close(struct worker *w, uint64_t *park_timeout_ns)
 	uint64_t t0 = w->tick_t0, t1 = rt_now(rt, w);
 
 	w->in_tick = false;
+	publish_progress(w);
 	if (polls && w->tracing)
 		trace_add(&w->trace, TRACE_TICK, t0, t1, polls,
 			  (uint32_t)(w->st.steals - w->trace_steals0),
@@ -116,12 +158,12 @@ static enum step tick_close(struct worker *w, uint64_t *park_timeout_ns)
 	return STEP_IDLE;
 }
 
-enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
+/* The tick loop with a trace point around every poll (--trace). */
+static __attribute__((noinline)) enum step step_traced(struct worker *w,
+						       uint64_t *park_timeout_ns)
 {
 	const struct policy *p = w->rt->policy;
 
-	if (rt_finished(w->rt))
-		return STEP_EXIT;
 	tick_open(w);
 	while (w->tick_polls < w->tick_budget) {
 		struct task *t = p->find_work(w);
@@ -130,6 +172,29 @@ enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
 		worker_run_task(w, t);
 		w->tick_polls++;
 	}
+	return tick_close(w, park_timeout_ns);
+}
+
+enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
+{
+	if (rt_finished(w->rt))
+		return STEP_EXIT;
+	if (__builtin_expect(w->tracing, 0))
+		return step_traced(w, park_timeout_ns);
+	tick_open(w);
+	/* The policy's find_work and the budget stay in registers for the
+	 * tick; polls are counted once, at its end. */
+	struct task *(*find_work)(struct worker *) = w->rt->policy->find_work;
+	uint32_t budget = w->tick_budget, polls = 0;
+	while (polls < budget) {
+		struct task *t = find_work(w);
+		if (!t)
+			break;
+		run_task(w, t);
+		polls++;
+	}
+	w->tick_polls = polls;
+	w->st.polls += polls;
 	return tick_close(w, park_timeout_ns);
 }
 
@@ -145,7 +210,15 @@ enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
 	if (w->tick_polls < w->tick_budget) {
 		struct task *t = p->find_work(w);
 		if (t) {
-			worker_run_task(w, t);
+			/* The simulation engine charges each step by the
+			 * counters it moved: count the poll now. */
+			if (__builtin_expect(w->tracing, 0)) {
+				worker_run_task(w, t);	/* counts it itself */
+			} else {
+				w->st.polls++;
+				run_task(w, t);
+				publish_progress(w);
+			}
 			w->tick_polls++;
 			return STEP_POLLED;
 		}

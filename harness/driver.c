@@ -192,6 +192,48 @@ static void copy_metrics(const struct workload *wl, void *inst, struct trial *ou
 	out->nmetrics = n;
 }
 
+/*
+ * A measured trial's own percentiles, the batches of the percentiles'
+ * intervals (core/pctci.h): the scheduling delay from the trial's workers'
+ * histograms merged, the end-to-end latency from its recorded requests
+ * (nearest rank). A one-trial run of requests also keeps the percentiles
+ * of PCT_CI_SLICES consecutive slices of them, in arrival order.
+ */
+static int trial_percentiles(const struct run_config *cfg, struct runtime *rt, void *inst,
+			     struct trial *out, struct run_result *acc)
+{
+	struct hist h;
+	if (hist_init(&h, cfg->hist_digits, HIST_HIGHEST_NS) != 0)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cfg->workers; i++)
+		hist_merge(&h, &rt->workers[i].sched_delay);
+	out->sched_samples = h.total;
+	for (int k = 0; k < PCT_LEVELS; k++)
+		out->sched_pct[k] = (double)hist_percentile(&h, pct_level[k]);
+	hist_destroy(&h);
+	out->e2e_samples = 0;
+	if (!acc->has_end_to_end)
+		return 0;
+	const uint64_t *lat;
+	size_t n = cfg->wl->latencies(inst, &lat);
+	uint64_t *v = malloc((n ? n : 1) * sizeof *v);
+	if (!v)
+		return -ENOMEM;
+	if (cfg->trials == 1 && n >= PCT_CI_SLICES * PCT_CI_SLICE_MIN) {
+		for (uint32_t b = 0; b < PCT_CI_SLICES; b++) {
+			size_t from = n * b / PCT_CI_SLICES, to = n * (b + 1) / PCT_CI_SLICES;
+			memcpy(v, lat + from, (to - from) * sizeof *v);
+			pct_of_values(v, to - from, acc->slices[b]);
+		}
+		acc->nslices = PCT_CI_SLICES;
+	}
+	memcpy(v, lat, n * sizeof *v);
+	pct_of_values(v, n, out->e2e_pct);
+	out->e2e_samples = n;
+	free(v);
+	return 0;
+}
+
 /* After engine->run returned: check the answer, then take the figures. */
 static int collect(const struct run_config *cfg, struct runtime *rt, void *inst,
 		   struct trial *out, struct run_result *acc, char *err, size_t len)
@@ -225,6 +267,8 @@ static int collect(const struct run_config *cfg, struct runtime *rt, void *inst,
 				    "does not match the configuration", i);
 	}
 	out->util_total = (double)busy / ((double)cfg->workers * span);
+	if (acc && trial_percentiles(cfg, rt, inst, out, acc) != 0)
+		return fail(-ENOMEM, err, len, "out of memory");
 	if (acc && acc->has_end_to_end) {
 		const uint64_t *lat;
 		size_t n = wl->latencies(inst, &lat);
@@ -488,6 +532,47 @@ void run_result_free(struct run_result *res)
 	memset(res, 0, sizeof *res);
 }
 
+/*
+ * The 95% intervals of the reported percentiles (core/pctci.h,
+ * docs/results.md): batch means over the measured trials when there are
+ * several; for one trial of requests, over slices of it; else the order
+ * statistics of the pooled samples.
+ */
+static void hist_ci(const struct hist *h, double (*batch)[PCT_LEVELS], uint32_t nb,
+		    enum pct_ci_method m, struct pct_ci *out)
+{
+	double center[PCT_LEVELS];
+	for (int k = 0; k < PCT_LEVELS; k++)
+		center[k] = (double)hist_percentile(h, pct_level[k]);
+	if (h->total == 0)
+		memset(out, 0, sizeof *out);
+	else if (nb >= 2)
+		pct_ci_batches((const double (*)[PCT_LEVELS])batch, nb, center, m, out);
+	else
+		pct_ci_order_stats(h, out);
+}
+
+static void percentile_intervals(const struct run_config *cfg, struct run_result *res)
+{
+	double (*b)[PCT_LEVELS] = calloc(cfg->trials, sizeof *b);
+	uint32_t nb = cfg->trials >= 2 ? cfg->trials : 0;
+	if (!b)
+		nb = 0;
+	for (uint32_t i = 0; b && i < cfg->trials; i++)
+		memcpy(b[i], res->trials[i].sched_pct, sizeof b[i]);
+	hist_ci(&res->sched_delay, b, nb, PCT_CI_BATCH_TRIALS, &res->sched_ci);
+	if (res->has_end_to_end) {
+		for (uint32_t i = 0; b && i < cfg->trials; i++)
+			memcpy(b[i], res->trials[i].e2e_pct, sizeof b[i]);
+		if (nb >= 2)
+			hist_ci(&res->end_to_end, b, nb, PCT_CI_BATCH_TRIALS, &res->e2e_ci);
+		else
+			hist_ci(&res->end_to_end, res->slices, res->nslices, PCT_CI_BATCH_SLICES,
+				&res->e2e_ci);
+	}
+	free(b);
+}
+
 static int finish(const struct run_config *cfg, struct run_result *res)
 {
 	double *tmp = calloc(cfg->trials, sizeof *tmp);
@@ -514,6 +599,7 @@ static int finish(const struct run_config *cfg, struct run_result *res)
 			worker_stats_add(&res->per_worker[w], &res->trials[t].ws[w]);
 	for (uint32_t w = 0; w < cfg->workers; w++)
 		worker_stats_add(&res->total, &res->per_worker[w]);
+	percentile_intervals(cfg, res);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/hist.h"
 #include "core/costs.h"
+#include "core/pctci.h"
 #include "core/stats.h"
 #include "workloads/workload.h"
 
@@ -60,6 +61,11 @@ struct trial {
 	struct worker_stats *ws;	/* [workers] */
 	struct trial_metric metrics[WL_MAX_METRICS];
 	size_t nmetrics;
+	/* This trial's own percentiles (core/pctci.h levels): the batches of
+	 * the intervals. sched_samples and e2e_samples count what they are
+	 * taken from. */
+	double sched_pct[PCT_LEVELS], e2e_pct[PCT_LEVELS];
+	uint64_t sched_samples, e2e_samples;
 };
 
 /*
@@ -93,6 +99,12 @@ struct run_result {
 	bool has_end_to_end;			/* the workload reports request latencies */
 	bool trace_written;
 	struct hist end_to_end;			/* every request of every measured trial */
+	/* 95% intervals of the percentiles of both histograms (core/pctci.h). */
+	struct pct_ci sched_ci, e2e_ci;
+	/* A one-trial run of requests: the percentiles of PCT_CI_SLICES
+	 * consecutive slices of its recorded requests (nslices 0 otherwise). */
+	double slices[PCT_CI_SLICES][PCT_LEVELS];
+	uint32_t nslices;
 };
 
 /* The exit status of a run the watchdog stopped. */

@@ -162,27 +162,71 @@ static void print_trials(FILE *f, const struct run_config *cfg, const struct run
 		fprintf(f, "baseline skipped (--no-baseline): no overhead figures\n");
 }
 
-static void print_latency(FILE *f, const char *what, const struct hist *h)
+/* A value and its interval in the value's unit: "107.33 us [103.23, 108.48]". */
+static void fmt_ci(char *buf, size_t len, double v, double lo, double hi, bool has_ci)
 {
-	static const struct { const char *label; double p; } pcts[] = {
-		{ "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p99.9", 99.9 }, { "p99.99", 99.99 },
-	};
+	double unit = v < 1e3 ? 1 : v < 1e6 ? 1e3 : v < 1e9 ? 1e6 : 1e9;
+	const char *name = v < 1e3 ? "ns" : v < 1e6 ? "us" : v < 1e9 ? "ms" : "s";
+	int prec = unit == 1 ? 0 : 2;
+	if (has_ci)
+		snprintf(buf, len, "%.*f %s [%.*f, %.*f]", prec, v / unit, name, prec, lo / unit,
+			 prec, hi / unit);
+	else
+		snprintf(buf, len, "%.*f %s", prec, v / unit, name);
+}
+
+/* How the percentiles' intervals were taken (core/pctci.h). */
+static void print_ci_method(FILE *f, const struct pct_ci *ci)
+{
+	switch (ci->method) {
+	case PCT_CI_BATCH_TRIALS:
+		fprintf(f, "  95%% intervals: batch means over %" PRIu32 " trials\n", ci->batches);
+		break;
+	case PCT_CI_BATCH_SLICES:
+		fprintf(f, "  95%% intervals: batch means over %" PRIu32 " consecutive slices of "
+			"the trial\n", ci->batches);
+		break;
+	case PCT_CI_ORDER_STATS:
+		fprintf(f, "  95%% intervals: binomial order statistics (independent samples "
+			"assumed; run several trials for batch means)\n");
+		break;
+	default:
+		break;
+	}
+}
+
+static void print_percentiles(FILE *f, const struct hist *h, const struct pct_ci *ci,
+			      const bool *show)
+{
+	char d[96];
+	for (int k = 0; k < PCT_LEVELS; k++) {
+		if (!show[k])
+			continue;
+		fmt_ci(d, sizeof d, (double)hist_percentile(h, pct_level[k]), ci->lo[k], ci->hi[k],
+		       ci->method != PCT_CI_NONE);
+		fprintf(f, " %s %s,", pct_label[k], d);
+	}
+	fmt_duration(d, sizeof d, (double)h->max);
+	fprintf(f, " max %s\n", d);
+	print_ci_method(f, ci);
+}
+
+static void print_latency(FILE *f, const char *what, const struct hist *h,
+			  const struct pct_ci *ci)
+{
+	static const bool all[PCT_LEVELS] = { true, true, true, true, true };
 	fprintf(f, "%s, %" PRIu64 " samples:", what, h->total);
 	if (h->total == 0) {
 		fprintf(f, " none\n");
 		return;
 	}
-	for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++)
-		fprintf(f, " %s %.1f us", pcts[i].label, hist_percentile(h, pcts[i].p) / 1e3);
-	fprintf(f, ", max %.1f us\n", h->max / 1e3);
+	print_percentiles(f, h, ci, all);
 }
 
-static void print_sched_delay(FILE *f, const struct run_config *cfg, const struct hist *h)
+static void print_sched_delay(FILE *f, const struct run_config *cfg, const struct hist *h,
+			      const struct pct_ci *ci)
 {
-	static const struct { const char *label; double p; } pcts[] = {
-		{ "p50", 50 }, { "p99", 99 }, { "p99.9", 99.9 },
-	};
-	char d[32];
+	static const bool some[PCT_LEVELS] = { true, false, true, true, false };
 
 	if (cfg->sample_period == 0) {
 		fprintf(f, "sched delay: not sampled (--sample 0)\n");
@@ -194,12 +238,7 @@ static void print_sched_delay(FILE *f, const struct run_config *cfg, const struc
 		fprintf(f, " no samples\n");
 		return;
 	}
-	for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
-		fmt_duration(d, sizeof d, (double)hist_percentile(h, pcts[i].p));
-		fprintf(f, " %s %s,", pcts[i].label, d);
-	}
-	fmt_duration(d, sizeof d, (double)h->max);
-	fprintf(f, " max %s\n", d);
+	print_percentiles(f, h, ci, some);
 }
 
 /* Up to this many workers get a column each; beyond, min and max. */
@@ -247,10 +286,10 @@ static void print_counters(FILE *f, const struct run_result *res)
 void report_summary(FILE *f, const struct run_config *cfg, const struct run_result *res)
 {
 	print_trials(f, cfg, res);
-	print_sched_delay(f, cfg, &res->sched_delay);
+	print_sched_delay(f, cfg, &res->sched_delay, &res->sched_ci);
 	if (res->has_end_to_end)
 		print_latency(f, "end-to-end latency (intended arrival to completion, warm-up left out)",
-			      &res->end_to_end);
+			      &res->end_to_end, &res->e2e_ci);
 	print_counters(f, res);
 }
 
@@ -381,10 +420,23 @@ static json_t *counters_json(const struct worker_stats *s)
 	return done(o, rc);
 }
 
+/* One trial's own percentiles of a histogram, by level key. */
+static json_t *pct_json(const double pct[PCT_LEVELS], uint64_t samples)
+{
+	json_t *o = json_object();
+	int rc = o ? 0 : -ENOMEM;
+
+	rc |= put(o, "count", jint(samples));
+	for (int k = 0; k < PCT_LEVELS && rc == 0; k++)
+		rc = put(o, pct_key[k], jreal(pct[k]));
+	return done(o, rc);
+}
+
 static json_t *trial_json(const struct run_config *cfg, const struct trial *t, uint64_t seed)
 {
 	json_t *o = json_object(), *util = json_array(), *ws = json_array(), *m = json_object();
-	int rc = o && util && ws && m ? 0 : -ENOMEM;
+	json_t *pct = json_object();
+	int rc = o && util && ws && m && pct ? 0 : -ENOMEM;
 
 	for (uint32_t w = 0; w < cfg->workers && rc == 0; w++) {
 		rc |= push(util, jreal(t->util[w]));
@@ -392,10 +444,15 @@ static json_t *trial_json(const struct run_config *cfg, const struct trial *t, u
 	}
 	for (size_t i = 0; i < t->nmetrics && rc == 0; i++)
 		rc = put(m, t->metrics[i].name, jreal(t->metrics[i].value));
+	if (rc == 0)
+		rc = put(pct, "sched_delay_ns", pct_json(t->sched_pct, t->sched_samples));
+	if (rc == 0 && cfg->wl->latencies)
+		rc = put(pct, "end_to_end_ns", pct_json(t->e2e_pct, t->e2e_samples));
 	if (rc) {
 		json_decref(util);
 		json_decref(ws);
 		json_decref(m);
+		json_decref(pct);
 		return done(o, rc);
 	}
 	rc |= put(o, "seed", jseed(seed));
@@ -409,6 +466,7 @@ static json_t *trial_json(const struct run_config *cfg, const struct trial *t, u
 	rc |= put(o, "workers", ws);
 	rc |= put(o, "verified", json_true());
 	rc |= put(o, "metrics", m);
+	rc |= put(o, "percentiles", pct);
 	return done(o, rc);
 }
 
@@ -534,11 +592,26 @@ static json_t *buckets_json(const struct hist *h)
 			 (json_int_t)h->highest, "saturated", (json_int_t)h->saturated, "counts", a);
 }
 
-static json_t *hist_json(const struct hist *h, uint32_t sample_period)
+/*
+ * A histogram's percentile intervals: {"method", "batches", "p50": {"lo",
+ * "hi"}, ...} (docs/results.md, "Intervals of percentiles").
+ */
+static json_t *pct_ci_json(const struct pct_ci *ci)
+{
+	json_t *o = json_pack("{s:s, s:I}", "method", pct_ci_method_name(ci->method), "batches",
+			      (json_int_t)(ci->method == PCT_CI_ORDER_STATS ? 0 : ci->batches));
+	int rc = o ? 0 : -ENOMEM;
+
+	for (int k = 0; k < PCT_LEVELS && rc == 0 && ci->method != PCT_CI_NONE; k++)
+		rc = put(o, pct_key[k], json_pack("{s:f, s:f}", "lo", ci->lo[k], "hi", ci->hi[k]));
+	return done(o, rc);
+}
+
+static json_t *hist_json(const struct hist *h, uint32_t sample_period, const struct pct_ci *ci)
 {
 	bool any = h->total > 0;
 
-	return json_pack("{s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:o, s:o}",
+	return json_pack("{s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:o, s:o, s:o}",
 			 "sampled_1_in", (json_int_t)sample_period,
 			 "count", (json_int_t)h->total,
 			 "min", (json_int_t)(any ? h->min : 0),
@@ -551,7 +624,8 @@ static json_t *hist_json(const struct hist *h, uint32_t sample_period)
 			 "max", (json_int_t)(any ? h->max : 0),
 			 "sig_digits", h->sig_digits,
 			 "percentiles", levels_json(h),
-			 "buckets", buckets_json(h));
+			 "buckets", buckets_json(h),
+			 "ci95", pct_ci_json(ci));
 }
 
 static json_t *provenance_json(const struct provenance *pv)
@@ -626,9 +700,10 @@ json_t *report_json(const struct run_config *cfg, const struct run_result *res,
 		json_decref(hists);
 		return done(doc, rc);
 	}
-	rc |= put(hists, "sched_delay_ns", hist_json(&res->sched_delay, cfg->sample_period));
+	rc |= put(hists, "sched_delay_ns",
+		  hist_json(&res->sched_delay, cfg->sample_period, &res->sched_ci));
 	if (res->has_end_to_end)
-		rc |= put(hists, "end_to_end_ns", hist_json(&res->end_to_end, 1));
+		rc |= put(hists, "end_to_end_ns", hist_json(&res->end_to_end, 1, &res->e2e_ci));
 	rc |= put(doc, "schema", json_string(RESULT_SCHEMA));
 	rc |= put(doc, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
 	rc |= put(doc, "config", config_json(cfg));

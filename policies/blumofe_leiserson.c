@@ -1,7 +1,7 @@
 /*
  * blumofe_leiserson.c - classic randomized work stealing (Blumofe and Leiserson,
  * "Scheduling multithreaded computations by work stealing", JACM 46(5),
- * 1999; REFERENCE.md section 7): T_P <= T_1/P + O(T_inf) expected time with
+ * 1999; docs/sources.md): T_P <= T_1/P + O(T_inf) expected time with
  * O(P T_inf) expected steal attempts.
  *
  * Each worker owns a Chase-Lev deque (core/deque.h). Spawned, woken and

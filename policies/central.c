@@ -1,7 +1,7 @@
 /*
  * central.c - one shared queue and nothing else: the "global queue
  * scheduler" of seed 004 (section 1.1) and the M/M/k baseline of
- * REFERENCE.md section 6.
+ * docs/sources.md, "Queueing theory".
  *
  * Every spawn, wake and yield goes to the core's global queue (inject.h);
  * every worker takes one task at a time from it. There is no ring, no LIFO

@@ -1,5 +1,5 @@
 /*
- * go.c - the Go runtime scheduler (REFERENCE.md section 3; golang/go
+ * go.c - the Go runtime scheduler (docs/policies.md; golang/go
  * src/runtime/proc.go: findRunnable, runqput, runqget, runqgrab, stealWork,
  * globrunqgetbatch, wakep, resetspinning). A worker is a P with its M.
  *

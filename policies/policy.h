@@ -56,11 +56,7 @@
 #include "core/knob.h"
 #include "core/runtime.h"
 
-enum sched_kind {
-	SCHED_SPAWN,	/* a new task */
-	SCHED_WAKE,	/* an idle task woken */
-	SCHED_YIELD,	/* a task woken during its own poll, to run again */
-};
+/* enum sched_kind (SCHED_SPAWN, SCHED_WAKE, SCHED_YIELD) is in core/runtime.h. */
 
 struct policy {
 	const char *name;

@@ -1,5 +1,5 @@
 /*
- * rayon.c - the Rayon design (rayon-core; REFERENCE.md section 4).
+ * rayon.c - the Rayon design (rayon-core; docs/policies.md).
  *
  * Deques. Each worker owns a Chase-Lev deque (core/deque.h): spawned, woken
  * and re-polled tasks are pushed at its bottom and the owner pops there

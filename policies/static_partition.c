@@ -1,6 +1,6 @@
 /*
  * static_partition.c - every task stays where it is placed: k independent
- * queues (seed 002's imbalanced static partition; REFERENCE.md section 6,
+ * queues (the imbalanced static partition and the queueing theory of docs/sources.md,
  * "k partitioned queues").
  *
  * Tasks from outside the workers (rt_spawn_remote, remote wakes) are dealt

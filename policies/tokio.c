@@ -1,5 +1,5 @@
 /*
- * tokio.c - the Tokio multi-thread scheduler (REFERENCE.md section 2;
+ * tokio.c - the Tokio multi-thread scheduler (docs/policies.md;
  * tokio-rs/tokio, tokio/src/runtime/scheduler/multi_thread/{worker,queue,
  * idle,stats}.rs) in two versions that share every line of code and differ
  * only in knob defaults:
@@ -7,7 +7,8 @@
  *   tokio       1.29 and later: the global-queue interval tunes itself,
  *               batch pulls from the global queue
  *   tokio-1.28  before PRs 5705 and 5712: every 61 ticks, no tuning, one
- *               task per pop of the global queue
+ *               task per pop of the global queue, no LIFO cap (the coop
+ *               budget ends a LIFO chain)
  *
  * Tokio's tick is one iteration of its worker loop: tick += 1, maintenance
  * every event_interval ticks, next_task() for one task, run it, then keep
@@ -54,8 +55,14 @@
  * The last searcher to find work notifies another; the last searcher to
  * park re-checks every queue first.
  *
- * Not modeled: the coop budget (it counts resource operations inside a
- * poll, which harness tasks do not make), the I/O and timer driver (the
+ * The coop budget (task/coop): Tokio counts resource operations inside one
+ * scheduled task's poll and its LIFO chain, 128 units, and a LIFO task found
+ * with the budget spent goes to the back of the local queue. Harness tasks
+ * make no resource operations, so one unit is spent per wake or spawn a
+ * task makes (coop_budget; 0 turns it off). With the LIFO cap of 1.29+ the
+ * cap ends a chain long before; in 1.28 (no cap) the budget is what ends it.
+ *
+ * Not modeled: the I/O and timer driver (the
  * maintenance tick is kept as a hook: tokio_worker_maintenance counts it),
  * and Tokio's re-park on a wake that was not a notify: here a worker woken
  * by a timeout or a stale permit takes itself off the sleeper list and runs
@@ -71,11 +78,11 @@
 #include <string.h>
 
 /* One table shape for both versions; they differ in knob defaults only. */
-#define TOKIO_KNOB_TABLE(INTERVAL_DEFAULT, BATCH_DEFAULT)                                    \
+#define TOKIO_KNOB_TABLE(INTERVAL_DEFAULT, BATCH_DEFAULT, LIFO_DEFAULT)                      \
 	{                                                                                    \
-		[TOKIO_LIFO_CAP] = { "lifo_cap", 3, 0, 1e9, true,                            \
+		[TOKIO_LIFO_CAP] = { "lifo_cap", LIFO_DEFAULT, 0, 1e9, true,                 \
 				     "LIFO polls chained after one task before woken tasks go "  \
-				     "to the ring; 0 disables the slot" },                       \
+				     "to the ring; 0 disables the slot; 1e9 = no cap (1.28)" },  \
 		[TOKIO_INTERVAL] = { "interval", INTERVAL_DEFAULT, 0, 1e9, true,             \
 				     "ticks between global-queue-first ticks; 0 = self-tuning" }, \
 		[TOKIO_INTERVAL_MIN] = { "interval_min", 2, 1, 1e9, true,                    \
@@ -112,10 +119,14 @@
 					 "1: the longest parked" },                          \
 		[TOKIO_PARK_TIMEOUT_NS] = { "park_timeout_ns", 0, 0, 1e11, true,             \
 					    "park timeout; 0 = none (park until notified)" }, \
+		[TOKIO_COOP_BUDGET] = { "coop_budget", 128, 0, 65535, true,                  \
+					"coop units per scheduled task and its LIFO chain, "  \
+					"one per wake or spawn it makes; a LIFO task found "  \
+					"with none left goes to the ring's back; 0 = off" },  \
 	}
 
-static const struct knob_def tokio_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(0, 128);
-static const struct knob_def tokio_128_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(61, 1);
+static const struct knob_def tokio_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(0, 128, 3);
+static const struct knob_def tokio_128_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(61, 1, 1e9);
 
 /* Both tables: interval 0 is the self-tuning one. */
 static const struct knob_enum tokio_names[] = {
@@ -138,6 +149,10 @@ struct tokio_worker {
 	uint32_t interval;		/* global_queue_interval */
 	uint32_t lifo_polls;		/* LIFO polls chained after this tick's task */
 	uint32_t lifo_cap;
+	int32_t coop;			/* units left in this task's LIFO chain */
+	uint16_t coop_budget;		/* 0: not modeled (coop stays 1) */
+	uint8_t coop_step;		/* 1 per wake or spawn; 0: not modeled */
+	bool driver;			/* parked holding the I/O and timer driver */
 	bool lifo_on;			/* the slot exists (lifo_cap != 0) */
 	bool lifo_enabled;
 	bool step_fresh;		/* no task returned in this step yet */
@@ -145,7 +160,6 @@ struct tokio_worker {
 	uint32_t interval_lo, interval_hi;	/* lowest and highest interval taken */
 	double ewma_ns;
 	uint64_t maintenance;		/* maintenance ticks run */
-	bool driver;			/* parked holding the I/O and timer driver */
 };
 _Static_assert(sizeof(struct tokio_worker) == CACHE_LINE, "one line per worker");
 
@@ -318,6 +332,9 @@ static int tokio_init(struct runtime *rt)
 		tw->next_global = next_multiple(0, tw->interval);
 		tw->next_event = next_multiple(0, tk->event_interval);
 		tw->lifo_cap = lifo_cap;
+		tw->coop_budget = (uint16_t)k[TOKIO_COOP_BUDGET];
+		tw->coop_step = tw->coop_budget != 0;
+		tw->coop = tw->coop_budget ? tw->coop_budget : 1;
 		tw->lifo_on = lifo_cap != 0;
 		tw->lifo_enabled = tw->lifo_on;
 		rt->workers[i].pstate = tw;
@@ -464,7 +481,11 @@ static void tokio_schedule_local(struct worker *w, struct task *t, enum sched_ki
 	/* A yield, or a disabled slot (capped chain, or no slot at all): the
 	 * back of the ring, and a notify. Otherwise the LIFO slot; the task it
 	 * displaces goes to the ring and is worth a notify. */
-	if (__builtin_expect(kind != SCHED_YIELD && TW(w)->lifo_enabled, 1)) {
+	struct tokio_worker *tw = TW(w);
+	/* A wake or spawn spends one coop unit of the running task's budget
+	 * (a model: tokio's coop counts resource operations, task/coop). */
+	tw->coop -= tw->coop_step;
+	if (__builtin_expect(kind != SCHED_YIELD && tw->lifo_enabled, 1)) {
 		struct task *prev = w->lifo;
 		w->lifo = t;
 		if (!prev)
@@ -648,18 +669,27 @@ static struct task *tokio_find_work(struct worker *w)
 	struct tokio_worker *tw = TW(w);
 	struct task *t = w->lifo;
 	if (t) {
+		w->lifo = NULL;
+		/* worker.rs run_task: with no coop budget left the slot's task
+		 * goes to the back of the local queue and the chain ends. */
+		if (__builtin_expect(tw->coop <= 0, 0)) {
+			rt_push_local(w, t);
+			goto chain_over;
+		}
 		/* The LIFO chain goes on, without a tick. The poll that reaches
 		 * the cap turns the slot off until the chain ends. */
-		w->lifo = NULL;
 		if (++tw->lifo_polls >= tw->lifo_cap)
 			tw->lifo_enabled = false;
 		w->st.lifo_polls++;
 		tw->step_fresh = false;
 		return t;
 	}
-	/* The slot is empty: the chain is over (reset_lifo_enabled). */
+chain_over:
+	/* The slot is empty: the chain is over (reset_lifo_enabled), and the
+	 * next task starts with a fresh coop budget (coop::budget). */
 	tw->lifo_enabled = tw->lifo_on;
 	tw->lifo_polls = 0;
+	tw->coop = tw->coop_budget ? tw->coop_budget : 1;
 	/* Fast path: an ordinary tick served by the ring. */
 	uint32_t next = tw->tick + 1;
 	if (__builtin_expect(next != tw->next_global && next != tw->next_event &&
@@ -792,8 +822,9 @@ const struct policy policy_tokio = {
 /* The same code; knob defaults as Tokio had them up to 1.28. */
 const struct policy policy_tokio_1_28 = {
 	.name = "tokio-1.28",
-	.summary = "Tokio 1.28: as tokio, with a fixed global interval of 61 (no tuning) and one "
-		   "task per global-queue pop",
+	.summary = "Tokio 1.28: as tokio, with a fixed global interval of 61 (no tuning), no LIFO "
+		   "cap (a chain ends when the coop budget of 128 units is spent: a unit per "
+		   "wake or spawn) and one task per global-queue pop",
 	.knobs = tokio_128_knobs,
 	.nknobs = TOKIO_NKNOBS,
 	.knob_names = tokio_names,

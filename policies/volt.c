@@ -1,5 +1,5 @@
 /*
- * volt.c - the Volt design (REFERENCE.md section 1; seeds 000 and 001).
+ * volt.c - the Volt design (docs/policies.md; Volt's scheduler design notes and Scheduler.zig).
  *
  * Per tick: a budget of 128 polls, each from find_work in this order:
  *   1. the pre-fetched global batch (owner-private buffer; empty by default)

@@ -32,6 +32,10 @@ One result file: Result
     latency_histogram_name() -> str | None
     percentiles(name=None) -> [(fraction, ns)]   the histogram's percentile series
     percentile(q, name=None) -> float | None     q in 0..1 (0.99 = p99)
+    percentile_ci95(q, name=None) -> (lo, hi, method) | None
+                                             the 95% interval of a reported percentile
+                                             (q in 0.5, 0.9, 0.99, 0.999, 0.9999), from the
+                                             histogram's ci95 (docs/results.md)
     sample_count(name=None) -> int           samples in that histogram
     utilization_per_worker() -> [float]      per worker, median over trials
     baseline_ns() -> float | None            median sequential baseline wall time
@@ -64,6 +68,9 @@ A configuration: Group (several files of one configuration pooled)
     percentiles(name=None), percentile(q, name=None)
         one file: its series; several: the merged distribution (each file's
         series weighted by its sample count; as precise as the series' levels)
+    percentile_ci95(q, name=None)            one file: its own; several: batch means
+                                             over every pooled trial's own percentile
+                                             (trials[].percentiles), around the merged one
     utilization_per_worker(), baseline_ns(), latency_histogram_name(),
     sample_count(name=None), counter(name) (summed over the files),
     mean_service_ns(), offered_load()
@@ -81,6 +88,8 @@ Histograms (lossless, from a histogram's `buckets`)
 Statistics and theory
     median(values) -> float | None
     median_ci95(values) -> (lo, hi, coverage) | None   as the harness computes it
+    batch_means_ci95(center, values) -> (lo, hi) | None   center +- t(0.975, n-1) sd / sqrt(n)
+    t975(df) -> float                        Student t quantile 0.975, as core/pctci.c
     erlang_c(k, a) -> float                  probability of waiting in M/M/k, a = lambda/mu
     mm1_p99(rho, q=0.99) -> float            M/M/1 response-time quantile / mean service
     mmk_p99(rho, k, q=0.99) -> float         M/M/k (FCFS) response-time quantile / mean service
@@ -162,6 +171,32 @@ def median_ci95(values):
         j += 1
     cov = 1.0 - 2.0 * _binom_cdf_half(n, j - 1)
     return (float(v[j - 1]), float(v[n - j]), cov)
+
+
+_T975 = (0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+         2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+def t975(df):
+    """Student's t quantile 0.975 with df degrees of freedom (core/pctci.c)."""
+    if df < 1:
+        return float("inf")
+    return _T975[df] if df <= 30 else 1.96 + 2.4 / df
+
+
+def batch_means_ci95(center, values):
+    """The batch-means 95% interval around `center` from per-batch values
+    (each trial's own percentile): center +- t(0.975, n - 1) sd / sqrt(n),
+    lo clamped at 0, as the harness computes it. None below two values."""
+    vals = [float(v) for v in values if v is not None]
+    n = len(vals)
+    if n < 2 or center is None:
+        return None
+    m = sum(vals) / n
+    sd = math.sqrt(sum((v - m) ** 2 for v in vals) / (n - 1))
+    half = t975(n - 1) * sd / math.sqrt(n)
+    return (max(0.0, center - half), center + half)
 
 
 # ------------------------------------------------------------------- theory
@@ -274,6 +309,14 @@ def _percentile_from_series(series, q):
         if f >= q - 1e-12:
             return float(v)
     return float(series[-1][1])
+
+
+def _level_key(q):
+    """The key of a reported percentile level (0.99 -> "p99"), or None."""
+    for f, key in _NAMED_LEVELS:
+        if abs(q - f) < 1e-12 and key not in ("min", "max"):
+            return key
+    return None
 
 
 def _series_of(hist):
@@ -532,6 +575,14 @@ class Result(_Figures):
         if h.get("buckets"):
             return float(Histogram.from_json(h).percentile(q))
         return _percentile_from_series(_series_of(h), q)
+
+    def percentile_ci95(self, q, name=None):
+        h = self.histogram(name)
+        key = _level_key(q)
+        c = ((h or {}).get("ci95") or {}).get(key) if key else None
+        if not c:
+            return None
+        return (float(c["lo"]), float(c["hi"]), h["ci95"].get("method", ""))
 
     def sample_count(self, name=None):
         h = self.histogram(name)
@@ -825,6 +876,18 @@ class Group(_Figures):
         if exact is not None:
             return float(exact.percentile(q))
         return _percentile_from_series(self.percentiles(name), q)
+
+    def percentile_ci95(self, q, name=None):
+        one = self._one()
+        if one:
+            return one.percentile_ci95(q, name)
+        name = name or self.latency_histogram_name()
+        key = _level_key(q)
+        vals = [((t.get("percentiles") or {}).get(name) or {}).get(key) for t in self.trials]
+        if not key or any(v is None for v in vals):
+            return None
+        ci = batch_means_ci95(self.percentile(q, name), vals)
+        return None if ci is None else (ci[0], ci[1], "batch-means-trials")
 
     def utilization_per_worker(self):
         one = self._one()

@@ -222,8 +222,11 @@ def plot_percentiles(results, output=None, histogram="auto", logy=False, title=N
 
 def load_series(results, quantile=0.99, histogram="end_to_end_ns"):
     """[(Series, [(load, q-latency / S, q-latency ns, lo, hi)])] for results
-    with a `load` parameter; lo/hi (ratios) bound the per-trial
-    latency_p99_ns metric when q is 0.99 and there are several trials."""
+    with a `load` parameter; lo/hi (ratios) are the 95% interval of the
+    percentile (histograms.*.ci95, docs/results.md) for the reported levels;
+    for files written before the intervals existed, the range of the
+    per-trial latency_p99_ns metric when q is 0.99 and there are several
+    trials."""
     rs = [r for r in results if "param.load" in r.flat and r.mean_service_ns()]
     out = []
     for s in hl.split_series(rs, "param.load"):
@@ -235,7 +238,10 @@ def load_series(results, quantile=0.99, histogram="end_to_end_ns"):
                 continue
             svc = g.mean_service_ns()
             lo = hi = None
-            if abs(quantile - 0.99) < 1e-12:
+            ci = g.percentile_ci95(quantile, name)
+            if ci:
+                lo, hi = ci[0] / svc, ci[1] / svc
+            elif abs(quantile - 0.99) < 1e-12:
                 per = [(t.get("metrics") or {}).get("latency_p99_ns") for t in g.trials]
                 per = [p for p in per if p is not None]
                 if len(per) > 1:

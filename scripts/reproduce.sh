@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # reproduce.sh - the reference results, from a clean clone, into results/reference/:
 #
-#   1-imbalanced/    the static-partition example of seeds/002: utilization of static partition
+#   1-imbalanced/    the imbalanced static partition (docs/sources.md): utilization of static partition
 #                    against work stealing, threads engine at 2 workers and sim engine at 4
 #   2-zygos/         p99 / S against load on 16 simulated workers, exponential and bimodal-1
 #                    service, with the M/M/1 and M/M/16 curves (the ZygOS figure)
@@ -89,7 +89,7 @@ if kind == "imbalanced":
             ci_text(ci and ci[:2], 1e-6, 4), sig(ideal, 4), ms / ideal, 100 * util, per,
             sig(steals)))
 elif kind == "p99-load":
-    # p99 / S at the loads of REFERENCE.md section 6, next to the M/M/k and k x M/M/1 theory.
+    # p99 / S at the loads of docs/sources.md ("Queueing theory"), next to the M/M/k and k x M/M/1 theory.
     loads = sorted(set(float(g.params["load"]) for g in groups))
     show = [x for x in (0.5, 0.7, 0.8, 0.9, 0.95) if x in loads] or loads
     ks = sorted(set(g.workers for g in groups))
@@ -222,13 +222,13 @@ run_to() {
 SWEEP=(scripts/sweep.py run)
 
 # ---------------------------------------------------------------------------------------------
-# 1. The imbalanced static partition (seeds/002): 100, 100, 200, 350 ms on 4 partitions.
+# 1. The imbalanced static partition (docs/sources.md): 100, 100, 200, 350 ms on 4 partitions.
 D=$REF/1-imbalanced
-begin "$D" "1. seeds/002: static partition against work stealing (utilization)"
+begin "$D" "1. Imbalanced partitions: static partition against work stealing (utilization)"
 cat >"$D/grid.json" <<'EOF'
 {
   "name": "imbalanced",
-  "comment": "seeds/002: partitions of 100, 100, 200, 350 ms; partition p starts on worker p mod workers. Every policy of --policy=all, interleaved in one process per engine.",
+  "comment": "imbalanced static partition: partitions of 100, 100, 200, 350 ms; partition p starts on worker p mod workers. Every policy of --policy=all, interleaved in one process per engine.",
   "policies": "all",
   "interleave": true,
   "workloads": "imbalanced",
@@ -243,10 +243,10 @@ run_to "$D" "$D/utilization.md" "$PY" scripts/tables.py --metric utilization "$D
 run_to "$D" "$D/utilization.tex" "$PY" scripts/tables.py --format latex --metric utilization "$D/raw"
 run_to "$D" "$D/makespan.md" scripts/reproduce.sh --table imbalanced "$D/raw"
 run "$D" "$PY" scripts/plot.py utilization -o "$D/utilization-threads-2w.png" \
-	--title "seeds/002 on the threads engine, 2 workers (worker 0: 300 ms, worker 1: 450 ms of partitions)" \
+	--title "Imbalanced static partition on the threads engine, 2 workers (worker 0: 300 ms, worker 1: 450 ms of partitions)" \
 	"$D"/raw/*-threads-*.json
 run "$D" "$PY" scripts/plot.py utilization -o "$D/utilization-sim-4w.png" \
-	--title "seeds/002 on the sim engine, 4 workers (100, 100, 200, 350 ms of partitions)" \
+	--title "Imbalanced static partition on the sim engine, 4 workers (100, 100, 200, 350 ms of partitions)" \
 	"$D"/raw/*-sim-*.json
 
 # ---------------------------------------------------------------------------------------------
@@ -331,7 +331,7 @@ per run and policy, \`docs/results.md\`), the tables, the figures, and \`command
 commands that made them. Rerun everything with \`scripts/reproduce.sh\`; the simulated parts
 (sim engine) reproduce exactly, the threads-engine parts within their intervals.
 
-## 1. seeds/002: static partition against work stealing
+## 1. Imbalanced partitions: static partition against work stealing
 
 Four partitions of 100, 100, 200 and 350 ms of spin work, 100 us per leaf task; partition p
 starts on worker p mod workers. On the sim engine with 4 workers each partition has its own

@@ -11,8 +11,10 @@ all four). Rows are policies (with the knobs that differ), columns workloads
 (with the parameters, worker counts and engines that differ); --rows workload
 swaps them. Each cell is the median over the configuration's trials followed
 by the 95% interval of the median in brackets (docs/results.md, median.ci95)
-when there are at least two trials; results of the same configuration in
-several files are pooled.
+when there are at least two trials; a p99 cell is the pooled percentile with
+its 95% interval (histograms.*.ci95; batch means over every trial when
+several files are pooled); results of the same configuration in several
+files are pooled.
 """
 
 import argparse
@@ -98,9 +100,17 @@ def _cell(g, metric):
         v = g.percentile(0.99, name) if name else None
         if v is None:
             return Cell()
-        return Cell(hl.fmt_ns(v), "", SD_MARK if name == "sched_delay_ns" else "")
+        ci = g.percentile_ci95(0.99, name)
+        ci_text = "[%s, %s]" % (hl.fmt_ns(ci[0]), hl.fmt_ns(ci[1])) if ci else ""
+        return Cell(hl.fmt_ns(v), ci_text, SD_MARK if name == "sched_delay_ns" else "")
     raise ValueError(metric)
 
+
+_CI_METHODS = {
+    "batch-means-trials": "batch means over trials",
+    "batch-means-slices": "batch means over slices of one trial",
+    "order-statistics": "binomial order statistics, independent samples assumed",
+}
 
 _TITLES = {
     "utilization": "Utilization (busy time / (workers x makespan), median over trials)",
@@ -153,6 +163,13 @@ def build_tables(results, metrics=METRICS, rows="policy", ci=True):
         if m == "p99" and any_sd:
             notes.append("%s scheduling delay (runnable to poll); unmarked: end-to-end "
                          "latency (intended arrival to completion)" % SD_MARK)
+        if m == "p99" and ci and any(c.ci for _, row in body for c in row):
+            methods = sorted(set(mth for g in groups
+                                 for mth in [(g.percentile_ci95(
+                                     0.99, g.latency_histogram_name()) or (0, 0, ""))[2]]
+                                 if mth))
+            notes.append("[lo, hi]: 95%% interval of the p99 (%s; docs/results.md)"
+                         % ", ".join(_CI_METHODS.get(x, x) for x in methods))
         if m != "p99" and ci and any(c.ci for _, row in body for c in row):
             if covs and covs[0] < 95:
                 notes.append("[lo, hi]: interval of the median; with fewer than 6 trials it "

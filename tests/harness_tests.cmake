@@ -64,3 +64,13 @@ add_test(NAME harness_install
          COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_install.sh
                  ${CMAKE_COMMAND} ${CMAKE_BINARY_DIR})
 set_tests_properties(harness_install PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
+
+# test_answers.sh: UTS T1 and T3, N-queens 13 and 14, their counts read back
+# from the result file. Release builds only: the sanitizers would make them
+# minutes long, and the smaller trees run under them in test_wl_*.
+if(NOT HARNESS_SANITIZE)
+  add_test(NAME harness_answers
+           COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_answers.sh
+                   $<TARGET_FILE:harness>)
+  set_tests_properties(harness_answers PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
+endif()

@@ -59,13 +59,33 @@ static void one(const struct policy *p, const struct workload *wl, uint32_t work
 			  (unsigned long long)o.tot.completions, (unsigned long long)o.tot.polls);
 }
 
+/* The tables hold at least these (an emptied or truncated registry must
+ * not pass as "every policy"); more may be added. */
+static const char *const must_policies[] = { "volt", "tokio", "fixed-interval-61", "go",
+					     "rayon", "steal-one", "central-queue",
+					     "static-partition", "locality" };
+static const char *const must_workloads[] = { "fib", "nqueens", "uts", "sort", "imbalanced",
+					      "spawn-many", "chained-spawn", "yield-many",
+					      "ping-pong", "open-loop" };
+
 static void every_policy_every_workload(void)
 {
 	static const uint32_t counts[] = { 1, 2, 3, 8 };
-	size_t runs = 0;
+	size_t runs = 0, npolicies = 0, nworkloads = 0;
+	for (size_t i = 0; i < sizeof must_policies / sizeof must_policies[0]; i++) {
+		const struct policy *p = policy_find(must_policies[i]);
+		if (!p || p->test_only)
+			TEST_FAIL("policy %s is not registered as a real policy", must_policies[i]);
+	}
+	for (size_t i = 0; i < sizeof must_workloads / sizeof must_workloads[0]; i++)
+		if (!workload_find(must_workloads[i]))
+			TEST_FAIL("workload %s is not registered", must_workloads[i]);
+	for (size_t j = 0; workload_table[j]; j++)
+		nworkloads++;
 	for (size_t i = 0; policy_table[i]; i++) {
 		if (policy_table[i]->test_only)
 			continue;
+		npolicies++;
 		for (size_t j = 0; workload_table[j]; j++) {
 			ASSERT(workload_table[j]->quick_params);
 			for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++, runs++)
@@ -73,7 +93,9 @@ static void every_policy_every_workload(void)
 		}
 		fprintf(stderr, "    %s: all workloads verified\n", policy_table[i]->name);
 	}
-	ASSERT(runs >= 4);
+	ASSERT(npolicies >= sizeof must_policies / sizeof must_policies[0]);
+	ASSERT(nworkloads >= sizeof must_workloads / sizeof must_workloads[0]);
+	ASSERT_EQ(runs, npolicies * nworkloads * 4);
 }
 
 int main(void)

@@ -1,7 +1,7 @@
 /*
  * test_policy_go.c - the go policy: fib computed correctly; runnext polls
  * that leave schedtick alone; the random coprime victim order; the global
- * queue on exactly every 61st schedtick; runnext stolen only on the last
+ * queue on exactly every 61st schedtick; the global batch size; runnext stolen only on the last
  * steal pass; a runnext chain preempted when its time slice is spent; the
  * idle stack.
  */
@@ -162,6 +162,51 @@ static void global_every_61st_schedtick(void)
 	ASSERT_EQ(w->st.global_tasks, 5);
 	ASSERT_EQ(w->st.local_pops, 245);
 	ASSERT_EQ(inject_len(&rt->inject), 1);
+	hand_destroy(rt, e);
+}
+
+/*
+ * globrunqget's batch (Go's proc.go): n = min(len / gomaxprocs + 1, len,
+ * 128). The + 1 makes a queue shorter than the worker count still hand out
+ * one task per pull, and lets one P take everything on one P.
+ */
+static void global_batch_size(void)
+{
+	static const struct { uint64_t len; uint32_t workers, want; } table[] = {
+		{ 0, 4, 0 },	{ 1, 4, 1 },	{ 3, 4, 1 },	 { 4, 4, 2 },
+		{ 7, 4, 2 },	{ 8, 4, 3 },	{ 5, 1, 5 },	 { 100, 1, 100 },
+		{ 127, 1, 127 }, { 128, 1, 128 }, { 1000, 1, 128 }, { 1000, 8, 126 },
+		{ 1000, 7, 128 }, { 39, 4, 10 },	{ 2, 64, 1 },
+	};
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+		if (go_batch_size(table[i].len, table[i].workers, 128) != table[i].want)
+			TEST_FAIL("go_batch_size(%llu, %u, 128) = %u, expected %u",
+				  (unsigned long long)table[i].len, table[i].workers,
+				  go_batch_size(table[i].len, table[i].workers, 128),
+				  table[i].want);
+
+	/* Through the policy: 4 Ps, 40 goroutines on the global queue. At
+	 * schedtick 0 one is taken (the 61st-tick fairness check); the next
+	 * find_work finds the local queue empty and takes a batch of
+	 * 39 / 4 + 1 = 10: the first runs, 9 go to the local queue. */
+	struct engine *e;
+	struct runtime *rt = hand_runtime(4, NULL, &e);
+	struct worker *w = &rt->workers[0];
+	static struct task g[40];
+	for (int i = 0; i < 40; i++) {
+		task_init(&g[i], &done_vt);
+		inject_push(&rt->inject, &g[i]);
+	}
+	policy_go.tick_begin(w);
+	ASSERT(policy_go.find_work(w) == &g[0]);
+	ASSERT_EQ(w->st.global_tasks, 1);
+	ASSERT(policy_go.find_work(w) == &g[1]);
+	ASSERT_EQ(w->st.global_tasks, 11);
+	ASSERT_EQ(ring_len(&w->sh->ring), 9);
+	ASSERT_EQ(inject_len(&rt->inject), 29);
+	for (int i = 2; i < 11; i++)
+		ASSERT(policy_go.find_work(w) == &g[i]);
+	ASSERT_EQ(w->st.global_tasks, 11);
 	hand_destroy(rt, e);
 }
 
@@ -391,6 +436,7 @@ int main(void)
 {
 	RUN(runnext_keeps_schedtick);
 	RUN(global_every_61st_schedtick);
+	RUN(global_batch_size);
 	RUN(coprime_order_visits_all);
 	RUN(runnext_stolen_on_last_pass);
 	RUN(runnext_chain_preempted);

@@ -363,12 +363,12 @@ static enum task_poll third_poll(struct task *t, struct worker *w)
 static const struct task_vtable third_vt = { .name = "third", .poll = third_poll };
 
 /* Polls until the third task ran (or `limit`); returns how many. */
-static uint32_t ping_pong(const char *const *knobs, uint32_t limit, uint64_t *lifo_polls)
+static uint32_t ping_pong_on(const struct policy *p, const char *const *knobs, uint32_t limit,
+			     uint64_t *lifo_polls)
 {
 	struct engine *e;
-	struct runtime *rt = hand_runtime(&policy_tokio, 1, knobs, &e);
+	struct runtime *rt = hand_runtime(p, 1, knobs, &e);
 	struct worker *w = &rt->workers[0];
-	const struct policy *p = &policy_tokio;
 	struct pp a = { .partner = NULL }, b = { .partner = NULL };
 	struct task c;
 	a.partner = &b;
@@ -397,6 +397,31 @@ static uint32_t ping_pong(const char *const *knobs, uint32_t limit, uint64_t *li
 	return polls;
 }
 
+static uint32_t ping_pong(const char *const *knobs, uint32_t limit, uint64_t *lifo_polls)
+{
+	return ping_pong_on(&policy_tokio, knobs, limit, lifo_polls);
+}
+
+/*
+ * Tokio 1.28 has no LIFO cap: the pair keeps the slot until the coop
+ * budget (128 units, one per wake or spawn) is spent; the LIFO task found
+ * then goes to the back of the queue, behind c. The set-up's two spawns
+ * spend 2 units, each poll's wake one more, so c runs at poll 127 after 126
+ * LIFO polls. Without the budget c starves.
+ */
+static void coop_budget_stops_ping_pong_in_1_28(void)
+{
+	uint64_t lifo;
+	ASSERT_EQ(ping_pong_on(&policy_tokio_1_28, NULL, 1000, &lifo), 127);
+	ASSERT_EQ(lifo, 126);
+	ASSERT_EQ(third_polled, 1);
+	static const char *const half[] = { "coop_budget=64", NULL };
+	ASSERT_EQ(ping_pong_on(&policy_tokio_1_28, half, 1000, &lifo), 63);
+	static const char *const off[] = { "coop_budget=0", NULL };
+	ASSERT_EQ(ping_pong_on(&policy_tokio_1_28, off, 1000, &lifo), 1000);
+	ASSERT_EQ(third_polled, 0);
+}
+
 static void lifo_cap_stops_ping_pong(void)
 {
 	uint64_t lifo;
@@ -405,9 +430,9 @@ static void lifo_cap_stops_ping_pong(void)
 	ASSERT_EQ(ping_pong(NULL, 1000, &lifo), 4);
 	ASSERT_EQ(lifo, 3);
 	ASSERT_EQ(third_polled, 1);
-	/* With the cap out of reach the pair keeps the slot and c starves:
-	 * the cap is what lets c run. */
-	static const char *const uncapped[] = { "lifo_cap=1000000", NULL };
+	/* With the cap out of reach (and the coop budget off) the pair keeps
+	 * the slot and c starves: the cap is what lets c run. */
+	static const char *const uncapped[] = { "lifo_cap=1000000", "coop_budget=0", NULL };
 	ASSERT_EQ(ping_pong(uncapped, 1000, &lifo), 1000);
 	ASSERT_EQ(lifo, 1000);
 	ASSERT_EQ(third_polled, 0);
@@ -430,18 +455,22 @@ static void worker_limit(void)
 	cfg.workers = 4;
 	kv[TOKIO_INTERVAL_MIN] = 200;
 	ASSERT(policy_tokio.check(&cfg, kv, err, sizeof err) != 0);
-	/* The two versions differ only in the interval's default (PR 5720)
-	 * and the global batch's (PR 5705: 1.28 pops one task). */
+	/* The two versions differ only in the interval's default (PR 5720),
+	 * the global batch's (PR 5705: 1.28 pops one task) and the LIFO cap
+	 * (PR 5712: none in 1.28). */
 	ASSERT_EQ(policy_tokio.nknobs, policy_tokio_1_28.nknobs);
 	for (size_t i = 0; i < TOKIO_NKNOBS; i++) {
 		ASSERT_STR_EQ(policy_tokio.knobs[i].name, policy_tokio_1_28.knobs[i].name);
-		if (i != TOKIO_INTERVAL && i != TOKIO_BATCH_MAX)
+		if (i != TOKIO_INTERVAL && i != TOKIO_BATCH_MAX && i != TOKIO_LIFO_CAP)
 			ASSERT(policy_tokio.knobs[i].def == policy_tokio_1_28.knobs[i].def);
 	}
 	ASSERT(policy_tokio.knobs[TOKIO_INTERVAL].def == 0);
 	ASSERT(policy_tokio_1_28.knobs[TOKIO_INTERVAL].def == 61);
 	ASSERT(policy_tokio.knobs[TOKIO_BATCH_MAX].def == 128);
 	ASSERT(policy_tokio_1_28.knobs[TOKIO_BATCH_MAX].def == 1);
+	ASSERT(policy_tokio.knobs[TOKIO_LIFO_CAP].def == 3);
+	ASSERT(policy_tokio_1_28.knobs[TOKIO_LIFO_CAP].def >= 1e9);
+	ASSERT(policy_tokio.knobs[TOKIO_COOP_BUDGET].def == 128);
 }
 
 int main(void)
@@ -451,6 +480,7 @@ int main(void)
 	RUN(fixed_interval_every_61st_tick);
 	RUN(sleepers_wake_in_stack_order);
 	RUN(lifo_cap_stops_ping_pong);
+	RUN(coop_budget_stops_ping_pong_in_1_28);
 	RUN(worker_limit);
 	RUN(fib25_all);
 	return 0;

@@ -247,7 +247,7 @@ for n, j, tail in ((1, 1, 1), (5, 1, 1), (6, 1, 1), (8, 1, 1), (9, 2, 10),
         assert math.isclose(cov, 1 - 2 * tail / 2 ** n), (n, cov)
 assert math.isclose(hl.median_ci95(range(5))[2], 0.9375)
 
-# Queueing theory: REFERENCE section 6's table (k = 16).
+# Queueing theory: the table of docs/sources.md (k = 16).
 for rho, mmk, mm1 in ((0.5, 4.61, 9.21), (0.7, 4.64, 15.35), (0.8, 4.74, 23.03),
                       (0.9, 5.27, 46.05), (0.95, 7.22, 92.10)):
     assert abs(hl.mmk_p99(rho, 16) - mmk) < 0.011, (rho, hl.mmk_p99(rho, 16), mmk)

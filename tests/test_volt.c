@@ -232,6 +232,41 @@ static void global_surplus_is_stealable(void)
 	}
 }
 
+/*
+ * A global batch never takes more than batch_max (64) tasks, however long
+ * the global queue (Volt's Scheduler.zig pollGlobalBatch: one lock, at most
+ * 64), and never more than the worker has room for: with 1000 tasks queued
+ * on 2 workers, one batch takes 64: one runs, 63 go to the ring (prefetch=0)
+ * or 32 to the private buffer and 31 to the ring (prefetch=32). The buffer
+ * is served first, then the ring, all in queue order.
+ */
+static void global_batch_capped(void)
+{
+	static struct task t[1000];
+	for (int pf = 0; pf < 2; pf++) {
+		const char *const knobs[] = { pf ? "prefetch=32" : "prefetch=0", NULL };
+		struct engine *e;
+		struct runtime *rt = hand_runtime(2, knobs, &e);
+		struct worker *w0 = &rt->workers[0];
+		for (int i = 0; i < 1000; i++) {
+			task_init(&t[i], &dummy_vt);
+			policy_volt.schedule_remote(rt, &t[i]);
+		}
+		policy_volt.tick_begin(w0);
+		ASSERT(policy_volt.find_work(w0) == &t[0]);
+		ASSERT_EQ(w0->st.global_batches, 1);
+		ASSERT_EQ(w0->st.global_tasks, 64);
+		ASSERT_EQ(inject_len(&rt->inject), 1000 - 64);
+		ASSERT_EQ(ring_len(&w0->sh->ring), pf ? 31 : 63);
+		for (int i = 1; i < 64; i++)
+			ASSERT(policy_volt.find_work(w0) == &t[i]);
+		ASSERT_EQ(w0->st.global_batches, 1);
+		ASSERT_EQ(ring_len(&w0->sh->ring), 0);
+		rt_destroy(rt);
+		e->ops->destroy(e);
+	}
+}
+
 /* p99 of the open-loop run's end-to-end latencies (an inspect hook). */
 static void latency_p99(struct runtime *rt, void *arg)
 {
@@ -472,6 +507,7 @@ int main(void)
 	RUN(local_push_wakes_nobody);
 	RUN(yield_takes_lifo_slot);
 	RUN(global_surplus_is_stealable);
+	RUN(global_batch_capped);
 	RUN(open_loop_p99_is_mmk);
 	RUN(variants_change_one_knob);
 	RUN(steal_one_victims);

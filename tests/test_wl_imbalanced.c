@@ -1,18 +1,20 @@
 /*
- * test_wl_imbalanced.c - seeds/002's imbalanced partitions (100, 100, 200,
- * 350 ms of spin work on 4 workers).
+ * test_wl_imbalanced.c - the imbalanced static partition (docs/sources.md,
+ * "The imbalanced static partition": 100, 100, 200, 350 ms of spin work on
+ * 4 workers).
  *
  * Under static-partition each worker runs exactly the partition placed on
- * it (exact counts), and the utilization (busy time summed over workers /
- * (workers x makespan), core/worker.c) is the ratio of the declared work,
- * 750 / (4 x 350) = 53.6%: within a percentage point on the simulation
- * engine, where compute costs what it declares; on real threads only well
- * below the balanced figure (4 workers share this machine's cores). Under
- * volt the work is balanced: at least 90% on both engines. These are the
- * only timing-derived assertions, and all are ratios of work the workload
- * itself declares. The rest are exact: every leaf ran once, the declared
- * compute adds up, the metric of the ideal static utilization, the
- * sequential baseline.
+ * it (exact counts), and on the simulation engine, where compute costs what
+ * it declares, the utilization (busy time summed over workers / (workers x
+ * makespan), core/worker.c) is the ratio of the declared work, 750 / (4 x
+ * 350) = 53.6%, within a percentage point. Under volt the work is balanced:
+ * leaves move and at least 90% utilization, again in the sim. On real
+ * threads no utilization is asserted (it is a timing: 4 workers share this
+ * machine's cores with whatever else runs); there the test asserts what
+ * cannot depend on the machine: placement, no steals under static-partition,
+ * stolen and moved leaves under volt, every leaf run once, the declared
+ * compute adding up, the ideal static utilization metric, the sequential
+ * baseline.
  */
 #include "run_util.h"
 
@@ -126,19 +128,12 @@ static void report(const char *what, const struct run_result *r, const struct se
 		s->busy_ns[2] / 1e6, s->busy_ns[3] / 1e6, s->foreign);
 }
 
-static bool have_static_partition(void)
-{
-	if (policy_find("static-partition"))
-		return true;
-	fprintf(stderr, "    SKIPPED: policy static-partition is not registered\n");
-	return false;
-}
 
 /* Simulated: 750 / (4 x 350) = 53.6%, within a percentage point. */
 static void static_partition_sim(void)
 {
-	if (!have_static_partition())
-		return;
+	if (!policy_find("static-partition"))
+		TEST_FAIL("policy static-partition is not registered");
 	struct run_result r;
 	struct seen s;
 	sim_run("static-partition", 4, NULL, &r, &s);
@@ -147,25 +142,20 @@ static void static_partition_sim(void)
 	ASSERT_NEAR(utilization(&r, 4), 750.0 / 1400.0, 0.01);
 }
 
-/*
- * Real threads: the placement is exact; the utilization stays well below
- * what balancing gives (at least 90%, below). Only loosely bounded: the
- * 4 workers share this machine's cores, and a worker descheduled in its
- * last spin counts the overrun as busy time.
- */
+/* Real threads: the placement is exact and nobody steals (utilization is
+ * a timing here, reported but not asserted). */
 static void static_partition_threads(void)
 {
-	if (!have_static_partition())
-		return;
+	if (!policy_find("static-partition"))
+		TEST_FAIL("policy static-partition is not registered");
 	struct run_result r;
 	struct seen s;
 	run_workload_inspect("static-partition", "imbalanced", 4, NULL, NULL, 1, &r, inspect, &s);
 	report("threads, static-partition", &r, &s);
 	assert_placed(&r, &s);
-	ASSERT(utilization(&r, 4) < 0.80);
 }
 
-static void assert_balanced(const struct run_result *r, const struct seen *s)
+static void assert_balanced(const struct run_result *r, const struct seen *s, bool sim)
 {
 	if (r->verify_rc != 0)
 		TEST_FAIL("%s", r->err);
@@ -175,7 +165,8 @@ static void assert_balanced(const struct run_result *r, const struct seen *s)
 	/* Balancing moved work off the worker it was placed on. */
 	ASSERT(s->foreign > 0);
 	ASSERT(r->total.steals > 0);
-	ASSERT(utilization(r, 4) >= 0.90);
+	if (sim)
+		ASSERT(utilization(r, 4) >= 0.90);
 }
 
 static void volt_balances(void)
@@ -184,10 +175,10 @@ static void volt_balances(void)
 	struct seen s;
 	sim_run("volt", 4, NULL, &r, &s);
 	report("sim, volt", &r, &s);
-	assert_balanced(&r, &s);
+	assert_balanced(&r, &s, true);
 	run_workload_inspect("volt", "imbalanced", 4, NULL, NULL, 1, &r, inspect, &s);
 	report("threads, volt", &r, &s);
-	assert_balanced(&r, &s);
+	assert_balanced(&r, &s, false);
 }
 
 /* Small partitions, every worker count: verified, and every task of the

@@ -1,6 +1,6 @@
 /*
  * test_wl_uts.c - the UTS workload: the SHA-1 splittable RNG against the
- * root vectors of REFERENCE.md section 5; node, depth and leaf counts of
+ * root vectors of docs/sources.md; node, depth and leaf counts of
  * the small, medium and T3-small trees through the runtime (volt, 2
  * workers) and the sequential search; a custom tree against the
  * sequential search; the cutoff; and the checks themselves.
@@ -84,7 +84,7 @@ struct tree_case {
 	uint64_t nodes, depth, leaves;
 };
 
-/* REFERENCE.md section 5. */
+/* docs/sources.md, "Unbalanced Tree Search". */
 static const struct tree_case trees[] = {
 	{ "preset=1", 944, 4, 744 },
 	{ "preset=2", 16000, 6, 12839 },

@@ -6,8 +6,14 @@
  * parent's slot and arrives at the parent's join (core/task.h); the last
  * arrival re-schedules the parent, whose second poll adds the two results
  * and completes. Below `cutoff` a node computes serially in its
- * first poll. The run verifies both the value and the number of task nodes
- * (2 fib(n+1) - 1 without a cutoff), so a lost or doubled task fails it.
+ * first poll. Each child also hands up the number of task nodes under it,
+ * so the root knows the size of the tree it ran; the run verifies both the
+ * value and that count (2 fib(n+1) - 1 without a cutoff), so a lost or
+ * doubled task fails it.
+ *
+ * A node is as small as a hand-written continuation: everything its polls
+ * read is in the node (the cutoff travels down with n), and a leaf or a
+ * second poll touches only its node and its parent's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,21 +33,15 @@ static const struct knob_def fib_params[P_COUNT] = {
 struct fib_node {
 	struct task task;		/* first; task.cont is the parent */
 	uint64_t result[2];		/* written by the children */
-	uint8_t n, slot, spawned;
-};
-
-struct counter {
-	CACHE_ALIGNED uint64_t v;
+	uint32_t nodes[2];		/* task nodes under each child, likewise */
+	uint8_t n, cutoff, slot, spawned;
 };
 
 struct fib {
-	uint32_t n, cutoff, workers;
+	uint32_t n, cutoff;
 	uint64_t expect_value, expect_nodes;
 	uint64_t value;
-	uint64_t seq_nodes;		/* nodes of the last sequential run, 0 if none */
-	bool parallel_ran;
-	struct counter *nodes;		/* [workers]: nodes polled, per worker */
-	struct runtime *rt;
+	uint64_t nodes;			/* task nodes the last run counted */
 };
 
 static uint64_t fib_serial(uint32_t n)
@@ -53,50 +53,77 @@ static const struct task_vtable fib_vt;
 
 _Static_assert(sizeof(struct fib_node) <= TASKPOOL_BLOCK, "a fib node fits one block");
 
-static struct fib_node *node_new(struct runtime *rt, struct worker *w, uint32_t n,
-				 struct fib_node *parent, uint8_t slot)
+static inline void node_init(struct fib_node *c, uint32_t n, uint32_t cutoff,
+			     struct fib_node *parent, uint8_t slot)
 {
-	struct fib_node *c = rt_task_alloc(rt, w, sizeof *c);
 	task_init(&c->task, &fib_vt);
 	c->task.cont = parent ? &parent->task : NULL;
 	c->n = (uint8_t)n;
+	c->cutoff = (uint8_t)cutoff;
 	c->slot = slot;
 	c->spawned = 0;
-	return c;
+}
+
+/* The first poll of a node at or above the cutoff: both children, then
+ * the join. Out of line, so that leaves and second polls stay small. */
+static __attribute__((noinline)) enum task_poll fib_fork(struct fib_node *node,
+							  struct worker *w)
+{
+	struct runtime *rt = w->rt;
+	struct fib_node *a = rt_task_alloc(rt, w, sizeof *a), *b = rt_task_alloc(rt, w, sizeof *b);
+	node->spawned = 1;
+	node_init(a, node->n - 2u, node->cutoff, node, 1);
+	node_init(b, node->n - 1u, node->cutoff, node, 0);
+	rt_spawn(w, &a->task);
+	rt_spawn(w, &b->task);
+	return TASK_JOIN(2);
+}
+
+/* The root is done: the answer and the node count. */
+static __attribute__((noinline)) enum task_poll fib_root_done(struct worker *w, uint64_t value,
+							       uint64_t nodes)
+{
+	struct fib *f = w->rt->user;
+	f->value = value;
+	f->nodes = nodes;
+	rt_finish(w->rt, w);
+	return TASK_DONE;
+}
+
+/* A node is done: hand its value and count to the parent, whose join it
+ * completes (the root ends the run instead). */
+static inline enum task_poll fib_done(struct fib_node *node, struct worker *w, uint64_t value,
+				      uint32_t nodes)
+{
+	struct fib_node *parent = (struct fib_node *)node->task.cont;
+	if (!parent)
+		return fib_root_done(w, value, nodes);
+	/* The arrival's release carries these writes to the parent's next poll. */
+	parent->result[node->slot] = value;
+	parent->nodes[node->slot] = nodes;
+	rt_join_arrive(w->rt, w, &parent->task);
+	return TASK_DONE;
+}
+
+/* A node below the cutoff: the subtree in plain calls, in one poll. */
+static __attribute__((noinline)) enum task_poll fib_serial_node(struct fib_node *node,
+								 struct worker *w)
+{
+	return fib_done(node, w, fib_serial(node->n), 1);
 }
 
 static enum task_poll fib_poll(struct task *t, struct worker *w)
 {
 	struct fib_node *node = (struct fib_node *)t;
-	struct fib *f = w->rt->user;
-	uint64_t value;
 
-	if (!node->spawned) {
-		f->nodes[w->index].v++;
-		if (node->n < 2) {
-			value = node->n;
-		} else if (node->n < f->cutoff) {
-			value = fib_serial(node->n);
-		} else {
-			node->spawned = 1;
-			rt_spawn(w, &node_new(w->rt, w, node->n - 2, node, 1)->task);
-			rt_spawn(w, &node_new(w->rt, w, node->n - 1, node, 0)->task);
-			return TASK_JOIN(2);
-		}
-	} else {
-		value = node->result[0] + node->result[1];
-	}
-
-	struct fib_node *parent = (struct fib_node *)node->task.cont;
-	if (!parent) {
-		f->value = value;
-		rt_finish(w->rt, w);
-		return TASK_DONE;
-	}
-	/* The arrival's release carries this write to the parent's next poll. */
-	parent->result[node->slot] = value;
-	rt_join_arrive(w->rt, w, &parent->task);
-	return TASK_DONE;
+	if (node->spawned)
+		return fib_done(node, w, node->result[0] + node->result[1],
+				1 + node->nodes[0] + node->nodes[1]);
+	if (node->n < 2)
+		return fib_done(node, w, node->n, 1);
+	if (node->n < node->cutoff)
+		return fib_serial_node(node, w);
+	return fib_fork(node, w);
 }
 
 static void fib_drop(struct task *t, struct worker *w)
@@ -137,6 +164,12 @@ static int fib_check(const double *p, char *err, size_t len)
 			 (double)count_nodes((uint32_t)p[P_N], (uint32_t)p[P_CUTOFF]), p[P_N] - 40);
 		return -EINVAL;
 	}
+	/* Implied by the limits above; the nodes travel up as 32-bit counts. */
+	if (count_nodes((uint32_t)p[P_N], (uint32_t)p[P_CUTOFF]) > UINT32_MAX) {
+		snprintf(err, len, "fib: n=%g cutoff=%g makes more than 2^32 tasks", p[P_N],
+			 p[P_CUTOFF]);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -147,24 +180,18 @@ static void *fib_create(const double *p, uint32_t workers, uint64_t seed)
 		return NULL;
 	f->n = (uint32_t)p[P_N];
 	f->cutoff = (uint32_t)p[P_CUTOFF];
-	f->workers = workers;
 	f->expect_value = fib_iter(f->n);
 	f->expect_nodes = count_nodes(f->n, f->cutoff);
-	f->nodes = aligned_alloc(CACHE_LINE, (workers ? workers : 1) * sizeof *f->nodes);
-	if (!f->nodes) {
-		free(f);
-		return NULL;
-	}
-	memset(f->nodes, 0, (workers ? workers : 1) * sizeof *f->nodes);
 	return f;
 }
 
 static void fib_start(void *inst, struct runtime *rt)
 {
 	struct fib *f = inst;
-	f->rt = rt;
-	f->parallel_ran = true;
-	rt_spawn_remote(rt, &node_new(rt, NULL, f->n, NULL, 0)->task);
+	f->nodes = 0;
+	struct fib_node *root = rt_task_alloc(rt, NULL, sizeof *root);
+	node_init(root, f->n, f->cutoff, NULL, 0);
+	rt_spawn_remote(rt, &root->task);
 }
 
 /*
@@ -187,19 +214,16 @@ static uint64_t fib_rec(uint32_t n, uint32_t cutoff, uint64_t *nodes)
 static void fib_run_sequential(void *inst)
 {
 	struct fib *f = inst;
-	f->seq_nodes = 0;
-	f->value = fib_rec(f->n, f->cutoff, &f->seq_nodes);
+	f->nodes = 0;
+	f->value = fib_rec(f->n, f->cutoff, &f->nodes);
 }
 
+/* Task nodes of the last run: counted by the tree itself (parallel) or by
+ * the recursion (sequential). */
 static uint64_t fib_tasks(void *inst)
 {
 	struct fib *f = inst;
-	if (!f->parallel_ran)
-		return f->seq_nodes;
-	uint64_t total = 0;
-	for (uint32_t i = 0; i < f->workers; i++)
-		total += f->nodes[i].v;
-	return total;
+	return f->nodes;
 }
 
 static int fib_verify(void *inst, char *err, size_t len)
@@ -212,7 +236,7 @@ static int fib_verify(void *inst, char *err, size_t len)
 	}
 	uint64_t nodes = fib_tasks(f);
 	if (nodes != f->expect_nodes) {
-		snprintf(err, len, "fib(%u) cutoff %u polled %llu task nodes, expected %llu", f->n,
+		snprintf(err, len, "fib(%u) cutoff %u counted %llu task nodes, expected %llu", f->n,
 			 f->cutoff, (unsigned long long)nodes, (unsigned long long)f->expect_nodes);
 		return -1;
 	}
@@ -232,9 +256,7 @@ static size_t fib_metrics(void *inst, struct wl_metric *out, size_t max)
 
 static void fib_destroy(void *inst)
 {
-	struct fib *f = inst;
-	free(f->nodes);
-	free(f);
+	free(inst);
 }
 
 static const char *const fib_quick[] = { "n=20", NULL };

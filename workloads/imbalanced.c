@@ -1,5 +1,5 @@
 /*
- * imbalanced.c - the static-partition example of seeds/002: four partitions
+ * imbalanced.c - the imbalanced static partition (docs/sources.md): four partitions
  * of spin work with totals of 100, 100, 200 and 350 ms, each placed on its
  * own worker before the run starts.
  *
@@ -11,7 +11,7 @@
  * worker p mod workers by the `place` step (rt_place), so that a policy
  * that never moves tasks runs each partition where it was placed: with 4
  * workers the makespan is the largest partition, 350 ms, and the
- * utilization 750 / (4 * 350) = 53.6% (REFERENCE.md section 5); a policy
+ * utilization 750 / (4 * 350) = 53.6% (docs/sources.md); a policy
  * that balances approaches 750 / 4 = 187.5 ms.
  *
  * Placed tasks can be polled as soon as the workers start; the engine has

@@ -12,7 +12,7 @@
  * solution (1), a board with no free column a dead end (0). From row
  * `cutoff` on (if set) a task counts its whole subtree serially in its
  * first poll. The root's sum is the answer; verify checks it against the
- * known counts (REFERENCE.md section 5) and checks the number of task nodes
+ * known counts (docs/sources.md) and checks the number of task nodes
  * against an enumeration of the same tree, so a lost or doubled task fails
  * the run.
  */

@@ -1,7 +1,7 @@
 /*
  * open_loop.c - open-loop request streams: Poisson arrivals at a target
  * load, a service-time distribution, optional simulated I/O, and latency
- * measured from each request's intended arrival (REFERENCE.md section 6).
+ * measured from each request's intended arrival (docs/sources.md, "Queueing theory").
  *
  * The schedule. create() draws, from the seed and untimed, every request's
  * intended arrival offset and service time. Arrivals form a Poisson process:

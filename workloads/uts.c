@@ -28,7 +28,7 @@
  * root's completion finishes the run. At depth `cutoff` and below (if set)
  * a task searches its whole subtree serially. Verify compares node count,
  * depth and leaf count with the published figures for the named trees
- * (REFERENCE.md section 5; T2 and T4 from the UTS distribution's
+ * (docs/sources.md; T2 and T4 from the UTS distribution's
  * sample_trees.sh) and with a sequential search for custom trees, and
  * checks that every task spawned was polled to completion.
  */
