@@ -767,6 +767,16 @@ static int check_distinct(const struct cli *c, char *err, size_t len)
 	return 0;
 }
 
+/* A check hook's reason, prefixed with whose it is unless it says so itself. */
+static int hook_failed(char *err, size_t len, const char *what, const char *name, const char *why)
+{
+	if (!why[0])
+		return fail(err, len, "%s %s rejects this configuration", what, name);
+	if (strstr(why, name))
+		return fail(err, len, "%s", why);
+	return fail(err, len, "%s %s: %s", what, name, why);
+}
+
 static int resolve_params(struct cli *c, char *err, size_t len)
 {
 	const struct workload *wl = c->wl;
@@ -790,17 +800,21 @@ static int resolve_params(struct cli *c, char *err, size_t len)
 				     c->param_args[i].value, &c->params[k], why, sizeof why))
 			return fail(err, len, "workload %s: %s", wl->name, why);
 	}
+	if (wl->resolve) {
+		bool *given = calloc(wl->nparams ? wl->nparams : 1, sizeof *given);
+		if (!given) {
+			snprintf(err, len, "out of memory");
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < c->nparam_args; i++)
+			given[knob_find(wl->params, wl->nparams, c->param_args[i].name)] = true;
+		why[0] = '\0';
+		int rc = wl->resolve(c->params, given, why, sizeof why);
+		free(given);
+		if (rc)
+			return hook_failed(err, len, "workload", wl->name, why);
+	}
 	return 0;
-}
-
-/* A check hook's reason, prefixed with whose it is unless it says so itself. */
-static int hook_failed(char *err, size_t len, const char *what, const char *name, const char *why)
-{
-	if (!why[0])
-		return fail(err, len, "%s %s rejects this configuration", what, name);
-	if (strstr(why, name))
-		return fail(err, len, "%s", why);
-	return fail(err, len, "%s %s: %s", what, name, why);
 }
 
 /* The policy's and the workload's own hooks, on the fully resolved values. */

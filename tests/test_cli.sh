@@ -68,6 +68,22 @@ expect_bad "unknown workload" "nosuchworkload" --policy=volt --workload=nosuchwo
 expect_bad "unknown knob" "nosuchknob" --policy=volt --workload=fib --set nosuchknob=1
 expect_bad "knob out of range" "range" --policy=volt --workload=fib --set budget=0
 expect_bad "non-numeric knob" "not a number" --policy=volt --workload=fib --set budget=lots
+expect_bad "tree parameter beside a preset" "preset=custom" --policy=volt --workload=uts \
+	--param preset=T1 --param b0=8
+
+# A preset is recorded as the tree it stands for, not beside unused defaults.
+"$harness" --policy=volt --workload=uts --param preset=T3-small --workers 2 --trials 1 \
+	--warmup 0 --no-baseline --json "$tmp/uts.json" >"$tmp/out" 2>"$tmp/err" ||
+	fail "uts T3-small: exit status $?"
+grep -q '^workload   uts (preset=T3-small, type=binomial, .*b0=2000, .*q=0.124875, m=8, seed=0' \
+	"$tmp/out" || fail "uts T3-small: the header does not show the binomial tree"
+/usr/bin/python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["config"]["params"]
+assert (p["type"], p["b0"], p["q"], p["m"], p["seed"]) in (
+    ("binomial", 2000, 0.124875, 8, 0), (0, 2000, 0.124875, 8, 0)), p
+' "$tmp/uts.json" || fail "uts T3-small: the result file does not record the binomial tree"
+pass "a uts preset is recorded as its tree"
 expect_bad "unknown param" "nosuchparam" --policy=volt --workload=fib --param nosuchparam=3
 expect_bad "param out of range" "range" --policy=volt --workload=fib --param n=100000
 expect_bad "--workers 0" "workers" --policy=volt --workload=fib --workers 0

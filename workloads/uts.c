@@ -335,6 +335,40 @@ static void uts_tree_of(const double *p, struct uts_tree *t)
 	t->seed = (uint32_t)p[P_SEED];
 }
 
+/*
+ * A preset stands for its tree: write the tree's parameters into the raw
+ * ones, so the run's header and result file say what was searched. The
+ * parameters that do not apply to the preset's type (depth and shape of a
+ * binomial tree, q and m of a geometric one) keep their defaults. Setting
+ * a tree parameter beside a preset is refused: the preset would override
+ * it.
+ */
+static int uts_resolve(double *p, const bool *given, char *err, size_t len)
+{
+	uint32_t preset = (uint32_t)p[P_PRESET];
+	if (!preset)
+		return 0;
+	for (int k = P_TYPE; k <= P_SEED; k++)
+		if (given[k]) {
+			snprintf(err, len, "uts: preset=%s fixes the tree; %s can be set only with "
+				 "preset=custom", uts_presets[preset].name, uts_params[k].name);
+			return -EINVAL;
+		}
+	const struct uts_tree *t = &uts_presets[preset].tree;
+	p[P_TYPE] = t->type;
+	p[P_B0] = t->b0;
+	p[P_SEED] = t->seed;
+	if (t->type != UTS_BIN) {
+		p[P_SHAPE] = t->shape;
+		p[P_DEPTH] = t->gen_mx;
+	}
+	if (t->type != UTS_GEO) {
+		p[P_Q] = t->q;
+		p[P_M] = t->m;
+	}
+	return 0;
+}
+
 static const struct task_vtable uts_vt;
 
 static struct uts_node *node_new(struct runtime *rt, struct worker *w, struct uts_node *parent)
@@ -566,6 +600,7 @@ const struct workload workload_uts = {
 	.param_names = uts_names,
 	.sample_period = 64,
 	.quick_params = uts_quick,
+	.resolve = uts_resolve,
 	.check = uts_check,
 	.create = uts_create,
 	.start = uts_start,

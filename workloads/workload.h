@@ -51,6 +51,15 @@ struct workload {
 	 * second, used by test suites that run every policy on it. */
 	const char *const *quick_params;
 
+	/*
+	 * Rewrite params into what create() will run (a named preset into the
+	 * raw parameters it stands for), so that headers and result files
+	 * record the computation itself. given[i] says whether params[i] was
+	 * set on the command line; a parameter the rewrite would override is
+	 * refused (one line in err, -EINVAL) rather than silently ignored.
+	 * Harness thread, after parsing, before check. Optional.
+	 */
+	int (*resolve)(double *params, const bool *given, char *err, size_t len);
 	/* Reject parameter combinations (one line in err). Optional. */
 	int (*check)(const double *params, char *err, size_t len);
 	/* Untimed. NULL on allocation failure. */
