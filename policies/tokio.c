@@ -123,6 +123,10 @@
 					"coop units per scheduled task and its LIFO chain, "  \
 					"one per wake or spawn it makes; a LIFO task found "  \
 					"with none left goes to the ring's back; 0 = off" },  \
+		[TOKIO_DEFER_YIELD] = { "defer_yield", 1, 0, 1, true,                        \
+					"1 = a yielding task waits until the worker runs out " \
+					"of work or reaches a maintenance tick (yield_now, "   \
+					"context::defer); 0 = straight to the ring's back" },  \
 	}
 
 static const struct knob_def tokio_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(0, 128, 3);
@@ -160,8 +164,18 @@ struct tokio_worker {
 	uint32_t interval_lo, interval_hi;	/* lowest and highest interval taken */
 	double ewma_ns;
 	uint64_t maintenance;		/* maintenance ticks run */
+	/* Second line, touched once per step or per steal: what this step's
+	 * EWMA sample leaves out (stats.rs counts start_poll calls, which LIFO
+	 * polls do not make, and its batch timer stops around a search). */
+	CACHE_ALIGNED uint32_t lifo_in_step;	/* LIFO polls in this step */
+	uint64_t steal_ns;		/* time this step spent searching */
+	/* Yielded tasks waiting for the worker to run out of work or reach a
+	 * maintenance tick (Defer in scheduler/defer.rs), owner-private. */
+	struct task **defer;
+	uint32_t ndefer, defer_cap;
+	bool defer_on;
 };
-_Static_assert(sizeof(struct tokio_worker) == CACHE_LINE, "one line per worker");
+_Static_assert(sizeof(struct tokio_worker) == 2 * CACHE_LINE, "two lines per worker");
 
 struct tokio {
 	uint32_t fixed_interval, interval_min, interval_max, dead_band;
@@ -332,6 +346,7 @@ static int tokio_init(struct runtime *rt)
 		tw->next_global = next_multiple(0, tw->interval);
 		tw->next_event = next_multiple(0, tk->event_interval);
 		tw->lifo_cap = lifo_cap;
+		tw->defer_on = k[TOKIO_DEFER_YIELD] != 0;
 		tw->coop_budget = (uint16_t)k[TOKIO_COOP_BUDGET];
 		tw->coop_step = tw->coop_budget != 0;
 		tw->coop = tw->coop_budget ? tw->coop_budget : 1;
@@ -350,6 +365,8 @@ static void tokio_destroy(struct runtime *rt)
 	struct tokio *tk = TK(rt);
 	if (!tk)
 		return;
+	for (uint32_t i = 0; i < rt->nworkers; i++)
+		free(tk->tw[i].defer);
 	free(tk->tw);
 	free(tk->sleepers);
 	free(tk->listed);
@@ -476,6 +493,35 @@ static void leave_searching(struct worker *w)
 
 /* ---- queues ---- */
 
+/* yield_now (task/yield_now.rs): the task's waker goes to the worker's
+ * defer list instead of waking it at once. */
+static __attribute__((noinline)) void defer_task(struct tokio_worker *tw, struct task *t)
+{
+	if (tw->ndefer == tw->defer_cap) {
+		uint32_t cap = tw->defer_cap ? 2 * tw->defer_cap : 64;
+		struct task **d = realloc(tw->defer, cap * sizeof *d);
+		CHECK(d != NULL);
+		tw->defer = d;
+		tw->defer_cap = cap;
+	}
+	tw->defer[tw->ndefer++] = t;
+}
+
+static void tokio_schedule_local(struct worker *w, struct task *t, enum sched_kind kind);
+
+/* Defer::wake: every deferred task is woken, which from the worker
+ * schedules it locally (schedule_task -> schedule_local, not a yield).
+ * Returns whether there were any. */
+static bool wake_deferred(struct worker *w)
+{
+	struct tokio_worker *tw = TW(w);
+	uint32_t n = tw->ndefer;
+	tw->ndefer = 0;
+	for (uint32_t i = 0; i < n; i++)
+		tokio_schedule_local(w, tw->defer[i], SCHED_WAKE);
+	return n != 0;
+}
+
 static void tokio_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 {
 	/* A yield, or a disabled slot (capped chain, or no slot at all): the
@@ -485,6 +531,10 @@ static void tokio_schedule_local(struct worker *w, struct task *t, enum sched_ki
 	/* A wake or spawn spends one coop unit of the running task's budget
 	 * (a model: tokio's coop counts resource operations, task/coop). */
 	tw->coop -= tw->coop_step;
+	if (__builtin_expect(kind == SCHED_YIELD, 0) && tw->defer_on) {
+		defer_task(tw, t);
+		return;
+	}
 	if (__builtin_expect(kind != SCHED_YIELD && tw->lifo_enabled, 1)) {
 		struct task *prev = w->lifo;
 		w->lifo = t;
@@ -545,6 +595,20 @@ static inline struct task *ring_take(struct worker *w)
 	return t;
 }
 
+/* next_local_task: the LIFO slot, then the ring. At a tick's start the
+ * slot is empty unless the maintenance tick's driver poll or deferred
+ * wakes filled it; such a task starts a chain like any ring task. */
+static inline struct task *local_take(struct worker *w)
+{
+	struct task *t = w->lifo;
+	if (t) {
+		w->lifo = NULL;
+		w->st.lifo_polls++;
+		return t;
+	}
+	return ring_take(w);
+}
+
 /* steal_work: search (if the cap allows), every other worker once from a
  * random start, then one task from the global queue. */
 static struct task *steal_work(struct worker *w)
@@ -594,6 +658,8 @@ static __attribute__((noinline)) void maintenance(struct worker *w)
 	TW(w)->maintenance++;
 	rt_poll_timers(w);
 	rt_poll_io(w);
+	/* park_yield: the zero-timeout park is followed by defer.wake(). */
+	wake_deferred(w);
 	if (!w->searching && (w->lifo != NULL) + ring_len(&w->sh->ring) > 1)
 		tokio_notify(w->rt, w);
 }
@@ -641,9 +707,9 @@ static __attribute__((noinline)) struct task *find_work_slow(struct worker *w)
 	if (next == tw->next_global) {
 		w->st.interval_checks++;
 		retune(tk, tw);
-		if ((t = global_one(w)) || (t = ring_take(w)))
+		if ((t = global_one(w)) || (t = local_take(w)))
 			goto found;
-	} else if ((t = ring_take(w)) || (t = global_batch(w))) {
+	} else if ((t = local_take(w)) || (t = global_batch(w))) {
 		goto found;
 	}
 	/* Local work ran out: the batch ends before the search. */
@@ -651,9 +717,16 @@ static __attribute__((noinline)) struct task *find_work_slow(struct worker *w)
 		tw->resume_steal = true;
 		return NULL;
 	}
-steal:
-	if ((t = steal_work(w)))
+steal: {
+	/* worker.rs run: end_processing_scheduled_tasks before steal_work,
+	 * start_processing_scheduled_tasks after it: the search is not part
+	 * of any batch's time. */
+	uint64_t t0 = rt_now(rt, w);
+	t = steal_work(w);
+	tw->steal_ns += rt_now(rt, w) - t0;
+	if (t)
 		goto found;
+	}
 	/* Nothing: the park that follows belongs to this same tick. */
 	tw->resume_steal = true;
 	return NULL;
@@ -681,6 +754,7 @@ static struct task *tokio_find_work(struct worker *w)
 		if (++tw->lifo_polls >= tw->lifo_cap)
 			tw->lifo_enabled = false;
 		w->st.lifo_polls++;
+		tw->lifo_in_step++;
 		tw->step_fresh = false;
 		return t;
 	}
@@ -717,10 +791,18 @@ static uint32_t tokio_tick_begin(struct worker *w)
 static void tokio_tick_end(struct worker *w, uint32_t polls, uint64_t elapsed_ns)
 {
 	struct tokio *tk = TK(w->rt);
-	if (polls == 0 || tk->fixed_interval)
-		return;
 	struct tokio_worker *tw = TW(w);
-	tw->ewma_ns = tokio_ewma(tw->ewma_ns, polls, elapsed_ns, tk->alpha);
+	/* stats.rs end_processing_scheduled_tasks: the batch's polls are the
+	 * start_poll calls of run_task, one per task run; the LIFO polls that
+	 * run_task chains after it do not count, though their time does. The
+	 * search time is not the batch's. */
+	uint32_t counted = polls - tw->lifo_in_step;
+	uint64_t elapsed = elapsed_ns > tw->steal_ns ? elapsed_ns - tw->steal_ns : 0;
+	tw->lifo_in_step = 0;
+	tw->steal_ns = 0;
+	if (counted == 0 || tk->fixed_interval)
+		return;
+	tw->ewma_ns = tokio_ewma(tw->ewma_ns, counted, elapsed, tk->alpha);
 }
 
 static bool tokio_park(struct worker *w, uint64_t *timeout_ns)
@@ -728,6 +810,12 @@ static bool tokio_park(struct worker *w, uint64_t *timeout_ns)
 	struct runtime *rt = w->rt;
 	struct tokio *tk = TK(rt);
 	TW(w)->resume_steal = false;
+	/* worker.rs run: with deferred tasks the worker does not sleep
+	 * (park_yield); waking them fills its queue for the next tick. */
+	if (TW(w)->ndefer) {
+		wake_deferred(w);
+		return false;
+	}
 	/* transition_to_parked: a worker holding tasks does not park. */
 	if (w->lifo || !ring_is_empty(&w->sh->ring))
 		return false;
