@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,7 +261,18 @@ static int te_run(struct engine *e, struct runtime *rt,
 	int rc = 0;
 	for (; started < te->n; started++) {
 		args[started] = (struct thread_arg){ .te = te, .id = started };
-		rc = pthread_create(&te->threads[started], NULL, worker_main, &args[started]);
+		/* A pinned worker starts on its CPU (--pin, core/topo.h). */
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		int32_t cpu = rt->cfg.cpus ? rt->cfg.cpus[started] : -1;
+		if (cpu >= 0 && cpu < CPU_SETSIZE) {
+			cpu_set_t set;
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+		}
+		rc = pthread_create(&te->threads[started], &attr, worker_main, &args[started]);
+		pthread_attr_destroy(&attr);
 		if (rc != 0)
 			break;
 	}

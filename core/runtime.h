@@ -96,6 +96,9 @@ struct rt_config {
 	uint64_t watchdog_ns;	/* stop a run when no task completes this long; 0 = off */
 	bool explore;		/* sim: check the policy's idle invariant after every step */
 	uint32_t trace_events;	/* per worker, 0 = no trace */
+	/* [workers]: the threads engine pins worker i to CPU cpus[i] when it
+	 * is >= 0 (core/topo.h places them); NULL: nobody pinned. */
+	const int32_t *cpus;
 };
 
 /* rt->finished */

@@ -43,6 +43,7 @@ enum opt_id {
 	OPT_TRACE_EVENTS,
 	OPT_NO_JSON,
 	OPT_NO_BASELINE,
+	OPT_PIN,
 	OPT_LIST,
 	OPT_PROBE_C2C,
 	OPT_CALIBRATE,
@@ -105,6 +106,11 @@ static const struct opt opts[] = {
 	  "scheduling delay) as an HdrHistogram percentile distribution in us "
 	  "(with several policies: PATH.<policy>)" },
 	{ "no-baseline", OPT_NO_BASELINE, false, false, NULL, "skip the sequential baseline" },
+	{ "pin", OPT_PIN, true, false, "none|compact|scatter|list:CPU,...",
+	  "threads: pin worker i to a CPU of the machine's topology (hwloc): compact fills "
+	  "physical cores before SMT siblings, scatter spreads over packages and L3 domains, "
+	  "list takes the CPUs given (default: compact when the workers fit on physical "
+	  "cores, else none with a warning)" },
 	{ "list", OPT_LIST, false, false, NULL, "list policies, knobs, workloads, parameters" },
 	{ "probe-c2c", OPT_PROBE_C2C, false, false, NULL,
 	  "print the core-to-core round trip (CPU 0 <-> 1) and exit" },
@@ -492,6 +498,10 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 	case OPT_NO_BASELINE:
 		c->no_baseline = true;
 		return 0;
+	case OPT_PIN:
+		return topo_parse_pin(v, &c->pin, c->pin_list, CLI_MAX_WORKERS, &c->npin, err, len)
+			       ? -EINVAL
+			       : 0;
 	case OPT_LIST:
 		c->list = true;
 		return 0;
@@ -890,6 +900,23 @@ static int check_alone(const struct cli *c, char *err, size_t len)
 	return 0;
 }
 
+/* The workers' CPUs (threads engine; simulated workers have none). */
+static int resolve_pin(struct cli *c, char *err, size_t len)
+{
+	c->pinned = false;
+	if (c->sim) {
+		c->pin_effective = PIN_NONE;
+		for (uint32_t i = 0; i < c->workers; i++)
+			c->cpus[i] = -1;
+		return 0;
+	}
+	if (topo_place(topo_machine(), c->pin, c->pin_list, c->npin, c->workers, c->cpus,
+		       &c->pin_effective, c->pin_note, sizeof c->pin_note, err, len) != 0)
+		return -EINVAL;
+	c->pinned = c->pin_effective != PIN_NONE;
+	return 0;
+}
+
 static int resolve(struct cli *c, char *err, size_t len)
 {
 	char valid[512];
@@ -941,6 +968,9 @@ static int resolve(struct cli *c, char *err, size_t len)
 		return rc;
 	if (!c->sample_given)
 		c->sample_period = c->wl->sample_period;
+	rc = resolve_pin(c, err, len);
+	if (rc)
+		return rc;
 	return run_checks(c, err, len);
 }
 

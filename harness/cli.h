@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "core/costs.h"
+#include "core/topo.h"
 
 struct policy;
 struct workload;
@@ -93,6 +94,15 @@ struct cli {
 	const char *trace_path;	/* --trace: Chrome trace events, or NULL */
 	uint32_t trace_events;	/* --trace-events: per worker */
 	bool no_json, no_baseline;
+
+	/* --pin (core/topo.h): the mode asked for, the CPUs of a list, and the
+	 * placement resolved against the machine (threads engine only). */
+	enum pin_mode pin, pin_effective;
+	int32_t pin_list[CLI_MAX_WORKERS];
+	uint32_t npin;
+	int32_t cpus[CLI_MAX_WORKERS];	/* [workers], -1 = not pinned */
+	bool pinned;			/* some worker has a CPU */
+	char pin_note[256];		/* a warning about the placement, or "" */
 
 	struct cli_assign sets[CLI_MAX_ASSIGN];
 	struct cli_list set_lists[CLI_MAX_ASSIGN];	/* [i].n > 0: sets[i] is a list */

@@ -291,6 +291,7 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		.watchdog_ns = cfg->watchdog_ns,
 		.explore = cfg->explore,
 		.trace_events = acc && cfg->trace_file && !acc->trace_written ? cfg->trace_events : 0,
+		.cpus = cfg->sim ? NULL : cfg->cpus,
 	};
 	struct runtime *rt = NULL;
 	struct start_ctx ctx = { wl, NULL };

@@ -40,6 +40,7 @@ struct run_config {
 	uint32_t trace_events;		/* per worker */
 	uint64_t explore_seed;		/* sim: perturbs tie-breaking; 0 = none */
 	const struct sim_costs *costs;	/* sim only */
+	const int32_t *cpus;		/* threads: [workers] CPU per worker (-1 none), or NULL */
 };
 
 struct baseline_trial {

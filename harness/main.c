@@ -232,6 +232,35 @@ static int finish_trace(const struct run_result *res, struct outfile *o, char *e
 	return rc;
 }
 
+/*
+ * Warning lines before the run, one per configuration that cannot give a
+ * clean figure (docs/measuring.md says what each means). Threads engine
+ * only: a simulated run depends on nothing but its inputs.
+ */
+static void print_warnings(const struct cli *c, const struct provenance *pv)
+{
+	if (c->sim || c->quiet)
+		return;
+	if (c->pin_note[0])
+		fprintf(stderr, "warning: %s\n", c->pin_note);
+	if (pv->cores_online > 0 && c->workers > (uint32_t)pv->cores_online)
+		fprintf(stderr, "warning: %u workers on %ld online CPUs: workers take turns on "
+			"CPUs and every figure includes the OS's time slicing\n", c->workers,
+			pv->cores_online);
+	if (pv->has_topology && pv->threads_per_core > 1 && c->pin_effective == PIN_NONE &&
+	    c->workers <= pv->cores)
+		fprintf(stderr, "warning: workers not pinned on a machine with SMT: the OS may put "
+			"two on one core's siblings (--pin compact avoids it)\n");
+	if (pv->governor[0] && strcmp(pv->governor, "performance") != 0)
+		fprintf(stderr, "warning: CPU frequency governor '%s', not performance: clock "
+			"speed follows load (cpupower frequency-set -g performance)\n", pv->governor);
+	double busy = 0.5 + 0.1 * (double)(pv->cores_online > 0 ? pv->cores_online : 1);
+	if (pv->loadavg[0] > busy)
+		fprintf(stderr, "warning: busy machine: load average %.2f over the last minute on "
+			"%ld CPUs (other processes compete for the CPUs)\n", pv->loadavg[0],
+			pv->cores_online);
+}
+
 static struct run_config make_config(const struct cli *c, const struct cli_policy *cp)
 {
 	return (struct run_config){
@@ -255,6 +284,7 @@ static struct run_config make_config(const struct cli *c, const struct cli_polic
 		.costs = &c->costs,
 		.trace_path = c->trace_path,
 		.trace_events = c->trace_events,
+		.cpus = c->pinned ? c->cpus : NULL,
 	};
 }
 
@@ -472,6 +502,10 @@ int main(int argc, char **argv)
 		cli_free(&c);
 		return EXIT_RUN_FAILED;
 	}
+	pv.pin = topo_pin_name(c.pin_effective);
+	pv.worker_cpus = c.pinned ? c.cpus : NULL;
+	pv.nworkers = c.workers;
+	print_warnings(&c, &pv);
 	status = run_policies(&c, &pv);
 	provenance_free(&pv);
 	cli_free(&c);

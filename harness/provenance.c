@@ -2,6 +2,7 @@
 #include "provenance.h"
 
 #include "core/c2c.h"
+#include "core/topo.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -161,6 +162,65 @@ static char *join_argv(int argc, char **argv)
 	return out;
 }
 
+/* The first line of a small file, trailing newline cut; false if none. */
+static bool read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	bool ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/*
+ * Frequency scaling and the rest of the machine state a figure depends on:
+ * the governors of the CPUs this process may use (distinct values, comma
+ * separated), turbo or boost, the CPUs isolated from the scheduler, the load
+ * average. Virtual machines often expose none of the first two.
+ */
+static void machine_state(struct provenance *pv)
+{
+	const struct topo *t = topo_machine();
+	char path[128], val[64];
+	pv->turbo = -1;
+	if (t) {
+		pv->has_topology = true;
+		pv->packages = t->npackages;
+		pv->numa_nodes = t->nnuma;
+		pv->l3_domains = t->nl3;
+		pv->cores = t->ncores;
+		pv->cpus = t->npus;
+		pv->threads_per_core = t->threads_per_core;
+		snprintf(pv->topology_source, sizeof pv->topology_source, "%s", t->source);
+	}
+	long n = t ? (long)t->npus : pv->cores_online;
+	for (long i = 0; i < n; i++) {
+		int cpu = t ? t->cpu[i].os : (int)i;
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
+			 cpu);
+		if (!read_line(path, val, sizeof val) || !val[0])
+			continue;
+		size_t used = strlen(pv->governor), vl = strlen(val);
+		bool seen = false;
+		for (const char *p = pv->governor; *p && !seen; p += strcspn(p, ","), p += *p == ',')
+			seen = strncmp(p, val, vl) == 0 && (p[vl] == ',' || p[vl] == '\0');
+		if (!seen && used + vl + 2 < sizeof pv->governor)
+			snprintf(pv->governor + used, sizeof pv->governor - used, "%s%s",
+				 used ? "," : "", val);
+	}
+	if (read_line("/sys/devices/system/cpu/intel_pstate/no_turbo", val, sizeof val))
+		pv->turbo = atoi(val) ? 0 : 1;
+	else if (read_line("/sys/devices/system/cpu/cpufreq/boost", val, sizeof val))
+		pv->turbo = atoi(val) ? 1 : 0;
+	if (!read_line("/sys/devices/system/cpu/isolated", pv->isolated, sizeof pv->isolated))
+		pv->isolated[0] = '\0';
+	if (getloadavg(pv->loadavg, 3) != 3)
+		pv->loadavg[0] = pv->loadavg[1] = pv->loadavg[2] = -1;
+}
+
 int provenance_collect(struct provenance *pv, int argc, char **argv, bool probe_c2c)
 {
 	struct tm tm;
@@ -175,6 +235,9 @@ int provenance_collect(struct provenance *pv, int argc, char **argv, bool probe_
 	allocator_name(pv->allocator, sizeof pv->allocator);
 	cpu_model(pv->cpu_model, sizeof pv->cpu_model);
 	pv->cores_online = sysconf(_SC_NPROCESSORS_ONLN);
+	pv->pin = "none";
+	/* Before the probe: the load average is the machine's, not ours. */
+	machine_state(pv);
 	/* Every multi-worker figure depends on this, and on a virtual machine
 	 * it moves between regimes over minutes: take it right before the run. */
 	pv->c2c_ns = -1;

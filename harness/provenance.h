@@ -6,6 +6,7 @@
 #define HARNESS_PROVENANCE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <time.h>
 
 struct provenance {
@@ -23,6 +24,20 @@ struct provenance {
 	time_t start;			/* when the run started */
 	char timestamp_utc[32];		/* start as 2024-01-31T12:00:00Z */
 	char *command_line;		/* argv, shell-quoted where needed */
+
+	/* The machine right before the run (docs/results.md, provenance). */
+	bool has_topology;		/* hwloc read it (core/topo.h) */
+	uint32_t packages, numa_nodes, l3_domains, cores, cpus, threads_per_core;
+	char topology_source[64];
+	char governor[128];		/* scaling governors in use, "" = not exposed */
+	int turbo;			/* 1 on, 0 off, -1 not exposed */
+	char isolated[256];		/* the kernel's isolated CPUs, "" = none */
+	double loadavg[3];		/* 1, 5, 15 min; < 0 if unknown */
+	/* The placement (set by the caller): --pin as applied, worker i's CPU
+	 * or -1. */
+	const char *pin;
+	const int32_t *worker_cpus;
+	uint32_t nworkers;
 };
 
 /* Returns 0 or -ENOMEM. Fields that cannot be read say "unknown". Takes

@@ -110,6 +110,15 @@ void report_header(FILE *f, const struct run_config *cfg, size_t ncfg,
 	fprintf(f, ")\nworkers    %" PRIu32 "\nengine     %s\nallocator  %s\n", cfg->workers,
 		cfg->sim ? "sim (virtual workers, virtual time; deterministic)" : "threads",
 		pv->allocator);
+	if (!cfg->sim && pv->has_topology) {
+		fprintf(f, "machine    %" PRIu32 " packages, %" PRIu32 " NUMA nodes, %" PRIu32
+			" L3, %" PRIu32 " cores, %" PRIu32 " CPUs (%s)\n", pv->packages,
+			pv->numa_nodes, pv->l3_domains, pv->cores, pv->cpus, pv->topology_source);
+		fprintf(f, "pin        %s", pv->pin ? pv->pin : "none");
+		for (uint32_t i = 0; pv->worker_cpus && i < pv->nworkers && i < 16; i++)
+			fprintf(f, "%s%d", i ? "," : ": CPUs ", pv->worker_cpus[i]);
+		fprintf(f, "%s\n", pv->worker_cpus && pv->nworkers > 16 ? ",..." : "");
+	}
 	if (pv->c2c_ns >= 0)
 		fprintf(f, "c2c        %.0f ns core-to-core round trip (CPU 0 <-> 1, median)\n",
 			pv->c2c_ns);
@@ -628,10 +637,40 @@ static json_t *hist_json(const struct hist *h, uint32_t sample_period, const str
 			 "ci95", pct_ci_json(ci));
 }
 
+/* The machine state and placement fields of the provenance. */
+static int machine_json(json_t *o, const struct provenance *pv)
+{
+	json_t *topo = pv->has_topology
+			       ? json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "source",
+					   pv->topology_source, "packages", (json_int_t)pv->packages,
+					   "numa_nodes", (json_int_t)pv->numa_nodes, "l3_domains",
+					   (json_int_t)pv->l3_domains, "cores", (json_int_t)pv->cores,
+					   "cpus", (json_int_t)pv->cpus, "threads_per_core",
+					   (json_int_t)pv->threads_per_core)
+			       : json_null();
+	json_t *cpus = json_array(), *load = json_array();
+	int rc = topo && cpus && load ? 0 : -ENOMEM;
+
+	for (uint32_t i = 0; i < pv->nworkers && rc == 0; i++)
+		rc = push(cpus, pv->worker_cpus && pv->worker_cpus[i] >= 0
+					? json_integer(pv->worker_cpus[i])
+					: json_null());
+	for (int i = 0; i < 3 && rc == 0; i++)
+		rc = push(load, jreal(pv->loadavg[i] >= 0 ? pv->loadavg[i] : NAN));
+	rc |= put(o, "topology", topo);
+	rc |= put(o, "pin", json_string(pv->pin ? pv->pin : "none"));
+	rc |= put(o, "worker_cpus", cpus);
+	rc |= put(o, "cpu_governor", pv->governor[0] ? json_string(pv->governor) : json_null());
+	rc |= put(o, "turbo", pv->turbo < 0 ? json_null() : json_boolean(pv->turbo));
+	rc |= put(o, "isolated_cpus", json_string(pv->isolated));
+	rc |= put(o, "load_average", load);
+	return rc;
+}
+
 static json_t *provenance_json(const struct provenance *pv)
 {
 	json_t *c2c = pv->c2c_ns >= 0 ? json_real(pv->c2c_ns) : json_null();
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:o, s:s, s:s, s:s, s:s}",
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:o, s:s, s:s, s:s, s:s}",
 			 "git_revision", pv->git_revision,
 			 "compiler", pv->compiler,
 			 "cflags", pv->cflags,
@@ -645,6 +684,7 @@ static json_t *provenance_json(const struct provenance *pv)
 			 "hostname", pv->hostname,
 			 "timestamp_utc", pv->timestamp_utc,
 			 "command_line", pv->command_line ? pv->command_line : "");
+	return o ? done(o, machine_json(o, pv)) : NULL;
 }
 
 static double trial_ns_per_task(const struct run_result *r, uint32_t i)

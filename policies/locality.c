@@ -11,11 +11,11 @@
  * steal, steals_remote those from another domain.
  *
  * Domains come from the machine where it has more than one among the CPUs
- * the workers map to: CPUs sharing a level-3 cache, else NUMA nodes (read
- * from sysfs once, in init). Otherwise, or with topology=0, worker i is in
- * domain i / domain_size. Worker i is taken to run on the (i mod ncpu)-th
- * online CPU: the threads engine does not pin its threads, so on a machine
- * with several domains the topology mapping holds only as far as the
+ * the workers map to: CPUs sharing a level-3 cache, else NUMA nodes, from
+ * the harness's hwloc topology (core/topo.h; sysfs if hwloc fails), read in
+ * init. Otherwise, or with topology=0, worker i is in domain i /
+ * domain_size. A worker pinned by --pin maps to its CPU; an unpinned one is
+ * taken to run on the (i mod ncpu)-th CPU, which holds only as far as the
  * scheduler keeps worker threads where they are numbered.
  *
  * Each worker's victim order is a table built at init (its own domain's
@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/topo.h"
 #include "policies/volt_internal.h"
 
 static const struct knob_def locality_knobs[LOC_NKNOBS] = {
@@ -182,12 +183,48 @@ int locality_cpu_domains(const char *root, enum locality_level level, uint32_t *
 }
 
 /*
- * Worker domains from the machine: worker i on the (i mod ncpu)-th online
- * CPU. False (dom untouched) if sysfs does not say or the workers land in
- * a single domain.
+ * Worker domains from the harness's topology (core/topo.h, hwloc), the one
+ * --pin places workers with: worker i on its pinned CPU, or unpinned on the
+ * (i mod ncpu)-th CPU of the process. False if hwloc has no such level or
+ * the workers land in one domain.
  */
-static bool domains_from_topology(uint32_t n, enum locality_level level, uint32_t *dom)
+static bool domains_from_topo(const struct runtime *rt, uint32_t n, enum locality_level level,
+			      uint32_t *dom)
 {
+	const struct topo *t = topo_machine();
+	if (!t || (level == LOC_LEVEL_L3 && t->nl3 == 0))
+		return false;
+	uint32_t *key = malloc(n * sizeof *key);
+	if (!key)
+		return false;
+	uint32_t ndom = 0;
+	bool several = false;
+	for (uint32_t i = 0; i < n; i++) {
+		int32_t cpu = rt->cfg.cpus ? rt->cfg.cpus[i] : -1;
+		int k = cpu >= 0 ? topo_find(t, cpu) : -1;
+		const struct topo_cpu *c = &t->cpu[k >= 0 ? (uint32_t)k : i % t->npus];
+		uint32_t v = level == LOC_LEVEL_L3 ? c->l3 : c->numa, d = 0;
+		while (d < ndom && key[d] != v)
+			d++;
+		if (d == ndom)
+			key[ndom++] = v;
+		dom[i] = d;
+		several |= d != dom[0];
+	}
+	free(key);
+	return several;
+}
+
+/*
+ * Worker domains from the machine: the topology above, else sysfs with
+ * worker i on the (i mod ncpu)-th online CPU. False (dom untouched) if
+ * neither says or the workers land in a single domain.
+ */
+static bool domains_from_topology(const struct runtime *rt, uint32_t n,
+				  enum locality_level level, uint32_t *dom)
+{
+	if (domains_from_topo(rt, n, level, dom))
+		return true;
 	enum { MAX_CPUS = 4096 };
 	uint32_t *cpu_dom = malloc(MAX_CPUS * sizeof *cpu_dom);
 	if (!cpu_dom)
@@ -280,9 +317,9 @@ static int locality_init(struct runtime *rt)
 	memset(l->lw, 0, n * sizeof *l->lw);
 
 	enum locality_topology topo = (enum locality_topology)k[LOC_TOPOLOGY];
-	if (topo == LOC_TOPO_AUTO && domains_from_topology(n, LOC_LEVEL_L3, dom))
+	if (topo == LOC_TOPO_AUTO && domains_from_topology(rt, n, LOC_LEVEL_L3, dom))
 		l->source = "L3 caches";
-	else if (topo != LOC_TOPO_OFF && domains_from_topology(n, LOC_LEVEL_NODE, dom))
+	else if (topo != LOC_TOPO_OFF && domains_from_topology(rt, n, LOC_LEVEL_NODE, dom))
 		l->source = "NUMA nodes";
 	else {
 		uint32_t size = (uint32_t)k[LOC_DOMAIN_SIZE];
