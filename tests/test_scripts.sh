@@ -144,7 +144,7 @@ png_ok() {	# NAME PATH [RRGGBB:FRACTION]...
 		fail "$name: $path is not the expected figure"
 }
 # Policy colours (scripts/plot.py POLICY_ORDER / PALETTE).
-volt=1f77b4 central=e377c2 static=7f7f7f
+volt=1f77b4 central=bcbd22 static=17becf
 
 # --------------------------------------------------------------- the results
 r=$tmp/results
