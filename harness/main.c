@@ -18,7 +18,7 @@
 
 #include "cli.h"
 #include "core/c2c.h"
-#include "core/calibrate.h"
+#include "calibrate.h"
 #include "build_info.h"
 #include "driver.h"
 #include "outfile.h"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/calibrate.h"
+#include "harness/calibrate.h"
 #include "core/costs.h"
 #include "test.h"
 

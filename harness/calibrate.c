@@ -63,11 +63,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "c2c.h"
-#include "engine.h"
-#include "inject.h"
-#include "ring.h"
-#include "runtime.h"
+#include "core/c2c.h"
+#include "core/engine.h"
+#include "core/inject.h"
+#include "core/ring.h"
+#include "core/runtime.h"
 #include "policies/policy.h"
 
 /* Operations per repetition of the single-thread loops. */

@@ -11,15 +11,15 @@
  * repetitions; none of them is exact, and the two-thread ones move with
  * the machine's core-to-core regime (recorded with them).
  */
-#ifndef HARNESS_CORE_CALIBRATE_H
-#define HARNESS_CORE_CALIBRATE_H
+#ifndef HARNESS_HARNESS_CALIBRATE_H
+#define HARNESS_HARNESS_CALIBRATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "costs.h"
+#include "core/costs.h"
 
 /* What `harness --calibrate` takes: a few seconds in all. */
 #define CALIBRATE_PASSES 5
