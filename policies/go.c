@@ -22,7 +22,8 @@
  * state (struct go_shared): the owner swaps it, thieves CAS it to NULL.
  * A spawn or wake puts the new task there and moves the one it displaces to
  * the tail of the ring (runqput(next=true)), then calls wakep. A task woken
- * during its own poll (SCHED_YIELD) goes to the tail (runqput(next=false)).
+ * during its own poll (SCHED_YIELD) is a Gosched: the global queue, then
+ * wakep (goschedImpl; yield_global=0: the ring's tail, runqput(next=false)).
  *
  * Spinning and parking. wakep starts a spinning worker only if none spins
  * (CAS nmspinning 0 -> 1), taking the most recently idled worker off the
@@ -80,6 +81,9 @@ static const struct knob_def go_knobs[GO_NKNOBS] = {
 			"polls per core step (the modeled sysmon looks between steps)" },
 	[GO_PARK_TIMEOUT_NS] = { "park_timeout_ns", 0, 0, 1e11, true,
 				 "park timeout; 0 = none (park until woken)" },
+	[GO_YIELD_GLOBAL] = { "yield_global", 1, 0, 1, true,
+			      "1: a yielding task goes to the global queue (Gosched, goschedImpl); "
+			      "0: the ring's tail" },
 };
 
 #define CAP_DEN 1000u
@@ -101,6 +105,7 @@ struct go_worker {
 	uint32_t interval;
 	uint32_t step_tick;		/* schedtick when the step began */
 	bool runnext_on;
+	bool yield_global;
 	bool preempt;			/* the slice is spent */
 	uint64_t slice_used_ns;
 	uint64_t preempts;
@@ -239,6 +244,7 @@ static int go_init(struct runtime *rt)
 		gw->gs = &g->gs[i];
 		gw->interval = g->interval;
 		gw->runnext_on = g->runnext_on;
+		gw->yield_global = k[GO_YIELD_GLOBAL] != 0;
 		rt->workers[i].pstate = gw;
 	}
 	rt->pstate = g;
@@ -379,6 +385,13 @@ static void reset_spinning(struct worker *w)
 static void go_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 {
 	struct go_worker *gw = GW(w);
+	if (__builtin_expect(kind == SCHED_YIELD, 0) && gw->yield_global) {
+		/* Gosched (proc.go goschedImpl): globrunqput, then wakep. */
+		inject_push(&w->rt->inject, t);
+		idle_fence_publish();
+		wakep(w->rt, w);
+		return;
+	}
 	if (__builtin_expect(kind != SCHED_YIELD && gw->runnext_on, 1)) {
 		/* runqput(next=true). Only this worker stores a non-NULL
 		 * runnext; thieves only take it, so one exchange does Go's

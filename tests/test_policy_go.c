@@ -3,7 +3,7 @@
  * that leave schedtick alone; the random coprime victim order; the global
  * queue on exactly every 61st schedtick; the global batch size; runnext stolen only on the last
  * steal pass; a runnext chain preempted when its time slice is spent; the
- * idle stack.
+ * idle stack; a yield (Gosched) to the global queue.
  */
 #include "policies/go.h"
 #include "run_util.h"
@@ -384,6 +384,40 @@ static void runnext_chain_preempted(void)
 
 /* wakep takes the most recently idled worker, as a spinner; with one
  * spinning, further spawns wake nobody. */
+/*
+ * Gosched (proc.go goschedImpl): a yielding task goes to the global queue,
+ * not to runnext or the local ring, so any worker may take it next.
+ * yield_global=0 keeps it local (the ring's tail).
+ */
+static void yield_goes_global(void)
+{
+	for (int global = 0; global < 2; global++) {
+		const char *const knobs[] = { global ? "yield_global=1" : "yield_global=0", NULL };
+		struct engine *e;
+		struct runtime *rt = hand_runtime(1, knobs, &e);
+		struct worker *w = &rt->workers[0];
+		struct task y;
+		policy_go.tick_begin(w);
+		task_init(&y, &done_vt);
+		policy_go.schedule_local(w, &y, SCHED_YIELD);
+		ASSERT(go_runnext(rt, 0) == NULL);
+		ASSERT_EQ(inject_len(&rt->inject), (global ? 1 : 0));
+		ASSERT_EQ(ring_len(&w->sh->ring), (global ? 0 : 1));
+		ASSERT(policy_go.find_work(w) == &y);
+		ASSERT_EQ(w->st.global_tasks, (global ? 1 : 0));
+		ASSERT_EQ(w->st.local_pops, (global ? 0 : 1));
+		hand_destroy(rt, e);
+	}
+	/* The default is Go's. */
+	struct engine *e;
+	struct runtime *rt = hand_runtime(1, NULL, &e);
+	struct task y;
+	task_init(&y, &done_vt);
+	policy_go.schedule_local(&rt->workers[0], &y, SCHED_YIELD);
+	ASSERT_EQ(inject_len(&rt->inject), 1);
+	hand_destroy(rt, e);
+}
+
 static void idle_stack_and_wakep(void)
 {
 	struct engine *e;
@@ -441,6 +475,7 @@ int main(void)
 	RUN(runnext_stolen_on_last_pass);
 	RUN(runnext_chain_preempted);
 	RUN(idle_stack_and_wakep);
+	RUN(yield_goes_global);
 	RUN(fib25_all);
 	return 0;
 }
