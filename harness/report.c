@@ -366,6 +366,34 @@ static json_t *values_json(const struct knob_def *defs, size_t n, const double *
 	return done(o, rc);
 }
 
+/* name -> the name of its value, for every value that has one (knob.h). */
+static json_t *names_json(const struct knob_def *defs, size_t n, const struct knob_enum *enums,
+			  const double *v)
+{
+	json_t *o = json_object();
+	int rc = o ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const struct knob_name *kn = knob_names(enums, &defs[i]);
+		for (; kn && kn->name; kn++)
+			if (kn->value == v[i]) {
+				rc = put(o, defs[i].name, json_string(kn->name));
+				break;
+			}
+	}
+	return done(o, rc);
+}
+
+static json_t *value_names_json(const struct run_config *cfg)
+{
+	return json_pack("{s:o, s:o}", "knobs",
+			 names_json(cfg->policy->knobs, cfg->policy->nknobs,
+				    cfg->policy->knob_names, cfg->knobs),
+			 "params",
+			 names_json(cfg->wl->params, cfg->wl->nparams, cfg->wl->param_names,
+				    cfg->params));
+}
+
 static json_t *config_json(const struct run_config *cfg)
 {
 	json_t *o = json_object();
@@ -390,6 +418,7 @@ static json_t *config_json(const struct run_config *cfg)
 	rc |= put(o, "warmup", jint(cfg->warmup));
 	rc |= put(o, "knobs", values_json(cfg->policy->knobs, cfg->policy->nknobs, cfg->knobs));
 	rc |= put(o, "params", values_json(cfg->wl->params, cfg->wl->nparams, cfg->params));
+	rc |= put(o, "value_names", value_names_json(cfg));
 	rc |= put(o, "sample_period", jint(cfg->sample_period));
 	rc |= put(o, "hist_digits", jint((uint64_t)cfg->hist_digits));
 	return done(o, rc);

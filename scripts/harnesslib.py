@@ -599,6 +599,12 @@ class Result(_Figures):
         return median(t.get("ns") for t in b.get("trials") or [])
 
 
+# (flat key, value) -> the value's name, from the results' config.value_names
+# (dist=1 is "exponential", interval=0 "adaptive"): labels print the name,
+# the flat configuration keeps the number.
+VALUE_NAMES = {}
+
+
 def flat_config(result):
     """The configuration as one flat dict: the scalar config fields, plus
     knob.NAME, param.NAME and (sim) cost.NAME. The variant's name is left
@@ -612,7 +618,17 @@ def flat_config(result):
     for prefix, key in (("knob.", "knobs"), ("param.", "params"), ("cost.", "sim_costs_ns")):
         for k, v in (cfg.get(key) or {}).items():
             out[prefix + k] = v
+    names = cfg.get("value_names") or {}
+    for prefix, key in (("knob.", "knobs"), ("param.", "params")):
+        for k, name in (names.get(key) or {}).items():
+            if prefix + k in out:
+                VALUE_NAMES[(prefix + k, _hashable(out[prefix + k]))] = name
     return out
+
+
+def fmt_named(key, v):
+    """fmt_value, or the value's name for an enumerated knob or parameter."""
+    return VALUE_NAMES.get((key, _hashable(v)), fmt_value(v))
 
 
 def _hashable(v):
@@ -740,7 +756,7 @@ def label_of(item, keys):
     for k in keys:
         if k not in flat:
             continue
-        v = fmt_value(flat[k])
+        v = fmt_named(k, flat[k])
         if k in ("policy", "workload", "engine"):
             parts.append(v)
         elif k.startswith("knob."):

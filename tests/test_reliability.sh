@@ -44,7 +44,7 @@ pass() {
 	passed=$((passed + 1))
 	echo "ok: $*"
 }
-outputs="stdout dev-stdout symlink fifo dev-null tmp-names"
+outputs="stdout dev-stdout symlink fifo dev-null tmp-names names"
 runs="sigint sigterm sighup sigquit sigabrt watchdog wrong-answer calibrate-sigint calibrate-sigterm"
 wanted() {
 	[ ${#only[@]} -eq 0 ] && return 0
@@ -210,6 +210,33 @@ if wanted dev-null; then
 	"$harness" "${small[@]}" --json /dev/null --hdr /dev/null >"$tmp/out" 2>"$tmp/err" &&
 		[ -c /dev/null ] && [ -z "$(ls -A)" ] && pass "dev-null: /dev/null stays a device" ||
 		fail "dev-null: exit status or /dev/null changed: $(ls -la /dev/null)"
+fi
+
+# Names of enumerated values: accepted, printed in the summary, kept as
+# numbers in the result with their names beside them, and used by the
+# scripts' labels.
+if wanted names; then
+	box
+	"$harness" --policy=volt --workload=open-loop --engine=sim --workers 2 --trials 1 --warmup 0 \
+		--param dist=bimodal-1 --param requests=200 --set interval=61 --json r.json \
+		>"$tmp/out" 2>"$tmp/err" || fail "names: exit status $?"
+	scripts=$(cd "$(dirname "$doc")/../scripts" && pwd)
+	label=$(/usr/bin/python3 -c '
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import harnesslib as hl
+cfg = json.load(open(sys.argv[2]))["config"]
+flat = hl.flat_config(cfg)
+assert cfg["params"]["dist"] == 2, cfg["params"]
+assert cfg["value_names"]["params"]["dist"] == "bimodal-1", cfg["value_names"]
+assert "interval" not in cfg["value_names"]["knobs"], cfg["value_names"]
+print(hl.label_of(flat, ["policy", "knob.interval", "param.dist"]))
+' "$scripts" r.json 2>&1)
+	if grep -q 'dist=bimodal-1' "$tmp/out" && [ "$label" = "volt[interval=61] dist=bimodal-1" ]; then
+		pass "names: summary, result and labels name dist=bimodal-1"
+	else
+		fail "names: summary $(grep -o 'dist=[^,]*' "$tmp/out"), label '$label'"
+	fi
 fi
 
 # Start a long run in the background (pid), wait until `want` temporary
