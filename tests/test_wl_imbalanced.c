@@ -16,7 +16,7 @@
  * compute adding up, the ideal static utilization metric, the sequential
  * baseline.
  */
-#include "run_util.h"
+#include "sim_util.h"
 
 #define LEAVES_0 1000u	/* 100 ms / 100 us */
 #define LEAVES_2 2000u
@@ -71,38 +71,30 @@ static double utilization(const struct run_result *r, uint32_t workers)
  * descheduled in its last spin overruns it, and nothing is left to repay
  * the overrun from.)
  */
+struct sim_seen {
+	struct seen *s;
+	uint64_t tasks;
+};
+
+static void inspect_sim(struct runtime *rt, const struct workload *wl, void *arg)
+{
+	struct sim_seen *ss = arg;
+	ss->tasks = wl->tasks(rt->user);
+	inspect(rt, ss->s);
+}
+
 static void sim_run(const char *policy, uint32_t workers, const char *const *params,
 		    struct run_result *r, struct seen *s)
 {
-	const struct policy *p = policy_find(policy);
-	const struct workload *wl = workload_find("imbalanced");
-	ASSERT(p && wl);
-	double kv[64], pv[64];
-	ASSERT(p->nknobs <= 64 && wl->nparams <= 64);
-	apply_settings(p->knobs, p->nknobs, kv, NULL);
-	apply_settings(wl->params, wl->nparams, pv, params);
-	struct rt_config cfg = { .workers = workers, .seed = 1, .sample_period = 8,
-				 .hist_digits = 3, .watchdog_ns = 10000000000ull };
-	char err[256];
-	struct engine *e = engine_sim_create(workers, NULL, 0);
-	ASSERT(e);
-	struct runtime *rt;
-	if (rt_create(&rt, &cfg, p, kv, e, err, sizeof err) != 0)
-		TEST_FAIL("rt_create: %s", err);
-	rt->user = wl->create(pv, workers, 1);
-	ASSERT(rt->user);
-	rt->place = run_place;
-	rt->place_arg = (void *)wl;
-	ASSERT_EQ(e->ops->run(e, rt, run_start, (void *)wl), 0);
+	struct sim_out o;
+	struct sim_seen ss = { .s = s };
+	/* sim_run_costs fails the test on a wrong answer. */
+	sim_run_costs(policy, NULL, "imbalanced", params, workers, 0, NULL, &o, inspect_sim, &ss);
+	ASSERT_EQ(o.rc, 0);
 	memset(r, 0, sizeof *r);
-	r->makespan_ns = rt->end_ns - rt->start_ns;
-	r->tasks = wl->tasks(rt->user);
-	r->verify_rc = wl->verify(rt->user, r->err, sizeof r->err);
-	rt_total_stats(rt, &r->total);
-	inspect(rt, s);
-	wl->destroy(rt->user);
-	rt_destroy(rt);
-	e->ops->destroy(e);
+	r->makespan_ns = o.makespan;
+	r->tasks = ss.tasks;
+	r->total = o.tot;
 }
 
 /* Each worker ran exactly its own partition's tree (2 leaves - 1 tasks) and
