@@ -306,6 +306,8 @@ static int run_policies(const struct cli *c, const struct provenance *pv)
 	status = open_outputs(c, cfgs, n, pv);
 	if (status)
 		return status;
+	/* After the outputs: bad input gets its one line, nothing before it. */
+	print_warnings(c, pv);
 	if (c->quiet)
 		mute_stdout();
 	report_header(stdout, cfgs, n, pv);
@@ -505,7 +507,6 @@ int main(int argc, char **argv)
 	pv.pin = topo_pin_name(c.pin_effective);
 	pv.worker_cpus = c.pinned ? c.cpus : NULL;
 	pv.nworkers = c.workers;
-	print_warnings(&c, &pv);
 	status = run_policies(&c, &pv);
 	provenance_free(&pv);
 	cli_free(&c);
