@@ -36,16 +36,28 @@ enum { W_RUNNABLE, W_PARKED, W_EXITED };
 struct sim_worker {
 	uint64_t clock;			/* virtual ns */
 	uint32_t state;
-	uint32_t gen;			/* invalidates stale heap entries */
 	bool permit;			/* an unpark arrived while not parked */
 	bool timed;			/* parked with a timeout */
 	bool woken;			/* unparked; told so when next dispatched */
-	struct worker_stats last;	/* counters at the last charge */
+	/* At the last charge: the counters' cost (a linear function of them,
+	 * so a step costs the difference), lock acquisitions and completions. */
+	uint64_t last_cost, last_locks, last_completions;
 };
 
-struct sim_event {
-	uint64_t time, tie;
-	uint32_t id, gen;
+/*
+ * The next event of each worker: when it steps next (runnable), or when
+ * its park times out or its wake-up lands (parked). A worker has at most
+ * one; a newer one replaces it. Events are ordered by time, ties broken by
+ * a seeded PRNG drawn when the event is set: the key (time << 64 | tie),
+ * all ones for "no event".
+ */
+typedef unsigned __int128 sim_key;
+#define SIM_NO_EVENT (~(sim_key)0)
+
+/* A node of the tournament tree: the earliest event below it. */
+struct sim_node {
+	sim_key key;
+	uint32_t id;
 };
 
 struct sim_engine {
@@ -53,8 +65,14 @@ struct sim_engine {
 	uint32_t n;
 	struct sim_costs costs;
 	struct sim_worker *w;
-	struct sim_event *heap;
-	size_t len, cap;
+	/* A tournament tree over the events: node[leaves + i] is worker i's
+	 * event (leaves past the last worker hold none), node[k] the earlier
+	 * of node[2k] and node[2k + 1], so node[1] is the next event. Setting
+	 * one event replays its path towards the root, and stops where the
+	 * node's winner stays what it was: log2(n) comparisons at most. */
+	struct sim_node *node;
+	uint32_t leaves;
+	uint32_t live;			/* events pending */
 	struct rng rng;
 	uint64_t now;			/* the clock of the worker being stepped */
 	uint64_t lock_free_at;		/* the global-queue lock, as a resource */
@@ -64,49 +82,48 @@ struct sim_engine {
 	uint64_t seed;
 };
 
-static inline bool ev_before(const struct sim_event *a, const struct sim_event *b)
+/* Worker id's event is now `key`: replay its matches up the tree. Above a
+ * node that neither was nor becomes this worker's, nothing changes. */
+static void ev_update(struct sim_engine *s, uint32_t id, sim_key key)
 {
-	return a->time < b->time || (a->time == b->time && a->tie < b->tie);
+	struct sim_node *node = s->node;
+	uint32_t k = s->leaves + id, win = id;
+	node[k] = (struct sim_node){ key, id };
+	for (; k > 1; k >>= 1) {
+		const struct sim_node *sib = &node[k ^ 1];
+		struct sim_node *up = &node[k >> 1];
+		if (sib->key < key) {
+			if (up->id != id)
+				return;	/* the sibling won before and wins again */
+			key = sib->key;
+			win = sib->id;
+		}
+		up->key = key;
+		up->id = win;
+	}
 }
 
-static void heap_push(struct sim_engine *s, uint32_t id, uint64_t time)
+/* Worker id's next event is at `time` (replacing any it had). */
+static void ev_set(struct sim_engine *s, uint32_t id, uint64_t time)
 {
-	if (s->len == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->heap = realloc(s->heap, s->cap * sizeof *s->heap);
-		CHECK_MSG(s->heap, "out of memory for simulation events");
-	}
-	struct sim_event e = { time, rng_next(&s->rng) | ((uint64_t)rng_next(&s->rng) << 32), id,
-			       s->w[id].gen };
-	size_t i = s->len++;
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (!ev_before(&e, &s->heap[p]))
-			break;
-		s->heap[i] = s->heap[p];
-		i = p;
-	}
-	s->heap[i] = e;
+	uint64_t tie = rng_next(&s->rng) | ((uint64_t)rng_next(&s->rng) << 32);
+	s->live += s->node[s->leaves + id].key == SIM_NO_EVENT;
+	ev_update(s, id, (sim_key)time << 64 | tie);
 }
 
-static struct sim_event heap_pop(struct sim_engine *s)
+/* Worker id has no next event (exited, or parked with no timeout). */
+static void ev_clear(struct sim_engine *s, uint32_t id)
 {
-	struct sim_event top = s->heap[0], last = s->heap[--s->len];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= s->len)
-			break;
-		if (c + 1 < s->len && ev_before(&s->heap[c + 1], &s->heap[c]))
-			c++;
-		if (!ev_before(&s->heap[c], &last))
-			break;
-		s->heap[i] = s->heap[c];
-		i = c;
-	}
-	if (s->len)
-		s->heap[i] = last;
-	return top;
+	if (s->node[s->leaves + id].key == SIM_NO_EVENT)
+		return;
+	s->live--;
+	ev_update(s, id, SIM_NO_EVENT);
+}
+
+/* The time of worker id's event. */
+static inline uint64_t ev_time(const struct sim_engine *s, uint32_t id)
+{
+	return (uint64_t)(s->node[s->leaves + id].key >> 64);
 }
 
 static uint64_t sim_now(struct engine *e, struct worker *w)
@@ -137,8 +154,7 @@ static void sim_unpark(struct engine *e, uint32_t id)
 	uint64_t at = s->now + s->costs.wake_latency;
 	sw->clock = at > sw->clock ? at : sw->clock;
 	sw->woken = true;
-	sw->gen++;
-	heap_push(s, id, sw->clock);
+	ev_set(s, id, sw->clock);
 }
 
 /* Take the global-queue lock `n` times at the worker's clock: wait while
@@ -163,19 +179,24 @@ static uint64_t lock_cost(struct sim_engine *s, uint64_t clock, uint64_t n)
  */
 static bool charge(struct sim_engine *s, uint32_t id, uint64_t start)
 {
-	struct worker_stats *now = &s->rt->workers[id].st, *was = &s->w[id].last;
+	const struct worker_stats *now = &s->rt->workers[id].st;
 	const struct sim_costs *c = &s->costs;
-#define D(f) (now->f - was->f)
-	uint64_t cost = D(polls) * c->poll + D(spawns) * c->spawn +
-			D(local_pushes) * c->local_push + D(local_pops) * c->local_pop +
-			(D(lifo_polls) + D(runnext_polls)) * c->lifo +
-			(D(global_tasks) + D(overflow_tasks)) * c->global_task +
-			D(steal_attempts) * c->steal_attempt + D(tasks_stolen) * c->steal_task +
-			D(notifies) * c->notify + D(parks) * c->park;
-	uint64_t locks = D(global_batches) + D(overflows);
-	bool progressed = D(completions) != 0;
-#undef D
 	struct sim_worker *sw = &s->w[id];
+	/* The cost is linear in the counters, so the step's cost is the
+	 * difference of the costs of its counters after and before (modulo
+	 * 2^64, exactly the sum of each delta times its cost). */
+	uint64_t total = now->polls * c->poll + now->spawns * c->spawn +
+			 now->local_pushes * c->local_push + now->local_pops * c->local_pop +
+			 (now->lifo_polls + now->runnext_polls) * c->lifo +
+			 (now->global_tasks + now->overflow_tasks) * c->global_task +
+			 now->steal_attempts * c->steal_attempt + now->tasks_stolen * c->steal_task +
+			 now->notifies * c->notify + now->parks * c->park;
+	uint64_t cost = total - sw->last_cost;
+	uint64_t locks = now->global_batches + now->overflows - sw->last_locks;
+	bool progressed = now->completions != sw->last_completions;
+	sw->last_cost = total;
+	sw->last_locks += locks;
+	sw->last_completions = now->completions;
 	if (s->seed) {
 		/* Exploring: stretch or shrink each step by a seeded factor in
 		 * [0.5, 1.5) so that other seeds reach other interleavings, not
@@ -185,7 +206,6 @@ static bool charge(struct sim_engine *s, uint32_t id, uint64_t start)
 	sw->clock += cost;
 	if (locks)
 		sw->clock += lock_cost(s, start, locks);
-	*was = *now;
 	return progressed;
 }
 
@@ -219,18 +239,20 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	struct sim_engine *s = (struct sim_engine *)e;
 	CHECK(rt->nworkers == s->n);
 	s->rt = rt;
-	s->len = 0;
 	s->now = 0;
 	s->lock_free_at = 0;
 	s->steps = 0;
 	rng_seed(&s->rng, rt->cfg.seed ^ s->seed, 0x73696dull);
 	memset(s->w, 0, s->n * sizeof *s->w);
+	s->live = 0;
+	for (uint32_t k = 1; k < 2 * s->leaves; k++)
+		s->node[k] = (struct sim_node){ SIM_NO_EVENT, k >= s->leaves ? k - s->leaves : 0 };
 
 	if (rt->place)
 		rt->place(rt, rt->place_arg);
 	rt->started = true;
 	for (uint32_t i = 0; i < s->n; i++)
-		heap_push(s, i, 0);
+		ev_set(s, i, 0);
 	rt->start_ns = 0;
 	start(rt, arg);
 
@@ -244,7 +266,8 @@ static int sim_run(struct engine *e, struct runtime *rt,
 		 * and delivers through the workers' own I/O poll; see
 		 * docs/sim.md.)
 		 */
-		uint64_t next_step = s->len ? s->heap[0].time : TIMER_NONE;
+		uint32_t id = s->node[1].id;
+		uint64_t next_step = s->live ? ev_time(s, id) : TIMER_NONE;
 		if (rt->io_next && !rt_finished(rt)) {
 			uint64_t due = rt->io_next(rt, rt->io_arg);
 			/* cost.io_delay > 0 delivers every event that much late
@@ -256,16 +279,16 @@ static int sim_run(struct engine *e, struct runtime *rt,
 				continue;
 			}
 		}
-		if (!s->len)
+		if (!s->live)
 			break;
-		struct sim_event ev = heap_pop(s);
-		struct sim_worker *sw = &s->w[ev.id];
-		if (ev.gen != sw->gen || sw->state == W_EXITED)
-			continue;	/* stale: the worker was woken meanwhile */
-		struct worker *w = &rt->workers[ev.id];
+		/* The event stays set while the worker steps; whatever the step
+		 * ends in sets the next one or clears it. */
+		struct sim_worker *sw = &s->w[id];
+		struct worker *w = &rt->workers[id];
 		if (sw->state == W_PARKED) {
 			/* Woken by an unpark, or its park timed out. */
-			sw->clock = ev.time > sw->clock ? ev.time : sw->clock;
+			uint64_t at = ev_time(s, id);
+			sw->clock = at > sw->clock ? at : sw->clock;
 			sw->state = W_RUNNABLE;
 			s->now = sw->clock;
 			worker_unparked(w, sw->woken ? PARK_WOKEN : PARK_TIMEOUT);
@@ -275,7 +298,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 		uint64_t t_step = sw->clock, timeout = 0;
 		enum step st = worker_step_poll(w, &timeout);
 		s->steps++;
-		bool progressed = charge(s, ev.id, t_step);
+		bool progressed = charge(s, id, t_step);
 		if (rt->cfg.explore && rt->policy->check_idle && !rt_finished(rt)) {
 			const char *why = rt->policy->check_idle(rt);
 			if (why) {
@@ -290,6 +313,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 		switch (st) {
 		case STEP_EXIT:
 			sw->state = W_EXITED;
+			ev_clear(s, id);
 			continue;
 		case STEP_IDLE:
 			sw->clock += s->costs.idle_step;
@@ -301,11 +325,12 @@ static int sim_run(struct engine *e, struct runtime *rt,
 				break;
 			}
 			sw->state = W_PARKED;
-			sw->gen++;
 			sw->timed = timeout != PARK_FOREVER;
 			if (sw->timed)
-				heap_push(s, ev.id, sw->clock + timeout);
-			if ((s->len == 0 || deadlocked(s)) &&
+				ev_set(s, id, sw->clock + timeout);
+			else
+				ev_clear(s, id);
+			if ((s->live == 0 || deadlocked(s)) &&
 			    !(rt->io_next && rt->io_next(rt, rt->io_arg) != TIMER_NONE)) {
 				if (!rt_finished(rt))
 					rc = stall(s, rt);
@@ -323,7 +348,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 				goto out;
 			}
 		}
-		heap_push(s, ev.id, sw->clock);
+		ev_set(s, id, sw->clock);
 	}
 out:
 	s->rt = NULL;
@@ -344,7 +369,7 @@ static void sim_destroy(struct engine *e)
 	if (!s)
 		return;
 	free(s->w);
-	free(s->heap);
+	free(s->node);
 	free(s);
 }
 
@@ -372,8 +397,12 @@ struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *cost
 	else
 		sim_costs_default(&s->costs);
 	s->w = calloc(nworkers, sizeof *s->w);
-	if (!s->w) {
-		free(s);
+	s->leaves = 1;
+	while (s->leaves < nworkers)
+		s->leaves *= 2;
+	s->node = calloc(2 * (size_t)s->leaves, sizeof *s->node);
+	if (!s->w || !s->node) {
+		sim_destroy(&s->base);
 		return NULL;
 	}
 	return &s->base;

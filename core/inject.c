@@ -8,7 +8,7 @@
 
 void inject_init(struct inject *q)
 {
-	CHECK(pthread_mutex_init(&q->lock, NULL) == 0);
+	hlock_init(&q->lock);
 	q->buf = malloc(INJECT_INITIAL_CAP * sizeof *q->buf);
 	CHECK_MSG(q->buf, "out of memory for the global queue");
 	q->cap = INJECT_INITIAL_CAP;
@@ -18,7 +18,6 @@ void inject_init(struct inject *q)
 
 void inject_destroy(struct inject *q)
 {
-	pthread_mutex_destroy(&q->lock);
 	free(q->buf);
 	q->buf = NULL;
 }
@@ -44,7 +43,7 @@ void inject_push_many(struct inject *q, struct task *const *ts, size_t n)
 {
 	if (n == 0)
 		return;
-	pthread_mutex_lock(&q->lock);
+	inject_lock(q);
 	size_t len = atomic_load_explicit(&q->len, memory_order_relaxed);
 	if (len + n > q->cap)
 		grow(q, len, len + n);
@@ -53,14 +52,14 @@ void inject_push_many(struct inject *q, struct task *const *ts, size_t n)
 		q->buf[(q->head + len + i) & mask] = ts[i];
 	/* The mutex orders the array itself; len is only a hint outside it. */
 	atomic_store_explicit(&q->len, len + n, memory_order_relaxed);
-	pthread_mutex_unlock(&q->lock);
+	inject_unlock(q);
 }
 
 size_t inject_pop_batch(struct inject *q, struct task **out, size_t max)
 {
 	if (max == 0 || inject_len(q) == 0)
 		return 0;
-	pthread_mutex_lock(&q->lock);
+	inject_lock(q);
 	size_t len = atomic_load_explicit(&q->len, memory_order_relaxed);
 	size_t n = len < max ? len : max;
 	size_t mask = q->cap - 1;
@@ -68,6 +67,6 @@ size_t inject_pop_batch(struct inject *q, struct task **out, size_t max)
 		out[i] = q->buf[(q->head + i) & mask];
 	q->head = (q->head + n) & mask;
 	atomic_store_explicit(&q->len, len - n, memory_order_relaxed);
-	pthread_mutex_unlock(&q->lock);
+	inject_unlock(q);
 	return n;
 }

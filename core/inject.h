@@ -18,10 +18,13 @@
 #include <stdint.h>
 
 #include "check.h"
+#include "lock.h"
 #include "task.h"
 
 struct inject {
-	CACHE_ALIGNED pthread_mutex_t lock;
+	/* Also sched.lock for policies that keep idle lists under it (go,
+	 * tokio): inject_lock / inject_unlock. */
+	CACHE_ALIGNED struct hlock lock;
 	struct task **buf;		/* under lock; capacity a power of two */
 	size_t cap, head;		/* under lock */
 	CACHE_ALIGNED _Atomic size_t len;	/* written under lock, read anywhere */
@@ -29,6 +32,16 @@ struct inject {
 
 void inject_init(struct inject *q);
 void inject_destroy(struct inject *q);
+
+static inline void inject_lock(struct inject *q)
+{
+	hlock_lock(&q->lock);
+}
+
+static inline void inject_unlock(struct inject *q)
+{
+	hlock_unlock(&q->lock);
+}
 
 static inline size_t inject_len(const struct inject *q)
 {

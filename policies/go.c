@@ -343,18 +343,18 @@ static bool wakep(struct runtime *rt, struct worker *w)
 	    !atomic_compare_exchange_strong_explicit(&g->nmspinning, &zero, 1, memory_order_seq_cst,
 						     memory_order_seq_cst))
 		return false;
-	pthread_mutex_lock(&rt->inject.lock);
+	inject_lock(&rt->inject);
 	int id = pidleget(g);
 	if (id < 0) {
 		/* pidlegetSpinning: no idle worker to take the work; the next
 		 * worker about to idle spins instead. */
 		atomic_fetch_sub_explicit(&g->nmspinning, 1, memory_order_seq_cst);
 		atomic_store_explicit(&g->needspinning, 1, memory_order_relaxed);
-		pthread_mutex_unlock(&rt->inject.lock);
+		inject_unlock(&rt->inject);
 		return false;
 	}
 	g->wake_spinning[id] = true;	/* it counts in nmspinning already */
-	pthread_mutex_unlock(&rt->inject.lock);
+	inject_unlock(&rt->inject);
 	if (w)
 		w->st.notifies++;
 	rt->engine->ops->unpark(rt->engine, (uint32_t)id);
@@ -414,15 +414,15 @@ static void go_schedule_remote(struct runtime *rt, struct task *t)
 {
 	struct go_sched *g = G(rt);
 	inject_push(&rt->inject, t);
-	pthread_mutex_lock(&rt->inject.lock);
+	inject_lock(&rt->inject);
 	int id = pidleget(g);
 	if (id < 0) {
 		atomic_store_explicit(&g->needspinning, 1, memory_order_relaxed);
-		pthread_mutex_unlock(&rt->inject.lock);
+		inject_unlock(&rt->inject);
 		return;
 	}
 	g->wake_spinning[id] = false;
-	pthread_mutex_unlock(&rt->inject.lock);
+	inject_unlock(&rt->inject);
 	rt->engine->ops->unpark(rt->engine, (uint32_t)id);
 }
 
@@ -654,9 +654,9 @@ static void go_tick_end(struct worker *w, uint32_t polls, uint64_t elapsed_ns)
 static bool work_anywhere(struct runtime *rt)
 {
 	struct go_sched *g = G(rt);
-	pthread_mutex_lock(&rt->inject.lock);
+	inject_lock(&rt->inject);
 	bool any = inject_len(&rt->inject) != 0;
-	pthread_mutex_unlock(&rt->inject.lock);
+	inject_unlock(&rt->inject);
 	for (uint32_t i = 0; i < rt->nworkers && !any; i++)
 		any = !ring_is_empty(&rt->shared[i].ring) ||
 		      atomic_load_explicit(&g->gs[i].runnext, memory_order_seq_cst) != NULL;
@@ -671,13 +671,13 @@ static bool go_park(struct worker *w, uint64_t *timeout_ns)
 	/* Return the P: under sched.lock, the global queue once more (its
 	 * length is exact under the lock), the needspinning handshake, then
 	 * onto the idle list. */
-	pthread_mutex_lock(&rt->inject.lock);
+	inject_lock(&rt->inject);
 	if (inject_len(&rt->inject) != 0) {
-		pthread_mutex_unlock(&rt->inject.lock);
+		inject_unlock(&rt->inject);
 		return false;
 	}
 	if (!w->searching && atomic_load_explicit(&g->needspinning, memory_order_relaxed)) {
-		pthread_mutex_unlock(&rt->inject.lock);
+		inject_unlock(&rt->inject);
 		become_spinning(w, g);
 		return false;
 	}
@@ -685,7 +685,7 @@ static bool go_park(struct worker *w, uint64_t *timeout_ns)
 	CHECK(ring_is_empty(&w->sh->ring) &&
 	      atomic_load_explicit(&GW(w)->gs->runnext, memory_order_relaxed) == NULL);
 	pidleput(g, w->index);
-	pthread_mutex_unlock(&rt->inject.lock);
+	inject_unlock(&rt->inject);
 
 	if (w->searching) {
 		/* The delicate dance: drop nmspinning first, then look at every
@@ -695,9 +695,9 @@ static bool go_park(struct worker *w, uint64_t *timeout_ns)
 		CHECK(prev >= 1);
 		idle_fence_recheck();
 		if (work_anywhere(rt)) {
-			pthread_mutex_lock(&rt->inject.lock);
+			inject_lock(&rt->inject);
 			bool mine = pidle_remove(g, w->index);
-			pthread_mutex_unlock(&rt->inject.lock);
+			inject_unlock(&rt->inject);
 			if (mine) {
 				become_spinning(w, g);
 				return false;
@@ -714,10 +714,10 @@ static void go_unparked(struct worker *w, enum park_wake how)
 {
 	struct runtime *rt = w->rt;
 	struct go_sched *g = G(rt);
-	pthread_mutex_lock(&rt->inject.lock);
+	inject_lock(&rt->inject);
 	bool listed = pidle_remove(g, w->index);
 	bool spinning = !listed && g->wake_spinning[w->index];
-	pthread_mutex_unlock(&rt->inject.lock);
+	inject_unlock(&rt->inject);
 	if (!listed) {
 		/* Taken off the idle list by wakep (spinning, and counted in
 		 * nmspinning by it) or by a remote spawn (not spinning). */

@@ -259,11 +259,11 @@ uint32_t tokio_num_unparked(struct runtime *rt)
 uint32_t tokio_sleepers(struct runtime *rt, uint32_t *out, uint32_t max)
 {
 	struct tokio *tk = TK(rt);
-	pthread_mutex_lock(&rt->inject.lock);
+	inject_lock(&rt->inject);
 	uint32_t n = tk->nsleepers;
 	for (uint32_t i = 0; i < n && i < max; i++)
 		out[i] = tk->sleepers[i];
-	pthread_mutex_unlock(&rt->inject.lock);
+	inject_unlock(&rt->inject);
 	return n;
 }
 
@@ -433,7 +433,7 @@ static bool tokio_notify(struct runtime *rt, struct worker *w)
 	struct tokio *tk = TK(rt);
 	if (!should_wakeup(rt, atomic_fetch_add_explicit(&tk->state, 0, memory_order_acq_rel)))
 		return false;
-	pthread_mutex_lock(&rt->inject.lock);
+	inject_lock(&rt->inject);
 	/*
 	 * Again under the lock. The unparked half changes only under it, so
 	 * a relaxed load reads it exactly; a searching count read here is at
@@ -441,13 +441,13 @@ static bool tokio_notify(struct runtime *rt, struct worker *w)
 	 * appeared since is responsible for the work instead.
 	 */
 	if (!should_wakeup(rt, atomic_load_explicit(&tk->state, memory_order_relaxed))) {
-		pthread_mutex_unlock(&rt->inject.lock);
+		inject_unlock(&rt->inject);
 		return false;
 	}
 	/* The woken worker counts as unparked and searching from now on. */
 	atomic_fetch_add_explicit(&tk->state, UNPARK_ONE | 1, memory_order_acq_rel);
 	uint32_t id = pop_sleeper(tk);
-	pthread_mutex_unlock(&rt->inject.lock);
+	inject_unlock(&rt->inject);
 	if (w)
 		w->st.notifies++;
 	rt->engine->ops->unpark(rt->engine, id);
@@ -821,7 +821,7 @@ static bool tokio_park(struct worker *w, uint64_t *timeout_ns)
 		return false;
 
 	bool searching = w->searching;
-	pthread_mutex_lock(&rt->inject.lock);
+	inject_lock(&rt->inject);
 	/* Parked, and out of the searching state, in one RMW (the parking
 	 * side of the argument above tokio_notify). */
 	uint64_t prev = atomic_fetch_sub_explicit(&tk->state, UNPARK_ONE + (searching ? 1 : 0),
@@ -831,7 +831,7 @@ static bool tokio_park(struct worker *w, uint64_t *timeout_ns)
 	CHECK(!tk->listed[w->index]);
 	tk->sleepers[tk->nsleepers++] = w->index;
 	tk->listed[w->index] = true;
-	pthread_mutex_unlock(&rt->inject.lock);
+	inject_unlock(&rt->inject);
 	w->searching = false;
 
 	/* The last searcher looks once more: publishers may have seen it
@@ -871,11 +871,11 @@ static void tokio_unparked(struct worker *w, enum park_wake how)
 		rt_poll_timers(w);
 		rt_poll_io(w);
 	}
-	pthread_mutex_lock(&rt->inject.lock);
+	inject_lock(&rt->inject);
 	bool listed = remove_sleeper(tk, w->index);
 	if (listed)	/* not claimed: count ourselves unparked (unpark_one(0)) */
 		atomic_fetch_add_explicit(&tk->state, UNPARK_ONE, memory_order_acq_rel);
-	pthread_mutex_unlock(&rt->inject.lock);
+	inject_unlock(&rt->inject);
 	if (!listed) {
 		/* A notifier popped us and counted us as searching. */
 		w->searching = true;

@@ -1,0 +1,57 @@
+/*
+ * lock.h - a small mutex for the global queue: one word, a CAS to take it
+ * and an exchange to release it when nobody waits, a futex otherwise
+ * (the three-state mutex of Drepper, "Futexes Are Tricky", 2011, mutex 2).
+ *
+ *   0  free
+ *   1  held, nobody waiting
+ *   2  held, and somebody may be waiting in the kernel
+ *
+ * Lock: CAS 0 -> 1; if that fails, swap in 2 and sleep on the word while
+ * the swap returns non-zero. Unlock: swap in 0; if the old value was 2,
+ * wake one sleeper. Like glibc's default mutex it does not spin and is not
+ * fair; unlike it, the uncontended pair costs a few instructions instead
+ * of a call each way through the pthread layer, which at one lock per task
+ * (central-queue) or per schedule (go's wakep) was a large part of the
+ * per-task cost.
+ */
+#ifndef HARNESS_CORE_LOCK_H
+#define HARNESS_CORE_LOCK_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+struct hlock {
+	_Atomic uint32_t v;
+};
+
+#define HLOCK_INIT { 0 }
+
+static inline void hlock_init(struct hlock *l)
+{
+	atomic_init(&l->v, 0);
+}
+
+void hlock_lock_slow(struct hlock *l);
+void hlock_wake(struct hlock *l);
+
+static inline void hlock_lock(struct hlock *l)
+{
+	uint32_t c = 0;
+	/* Acquire pairs with the release in hlock_unlock: the previous
+	 * holder's writes under the lock are visible to this one. */
+	if (__builtin_expect(atomic_compare_exchange_strong_explicit(&l->v, &c, 1,
+								     memory_order_acquire,
+								     memory_order_relaxed), 1))
+		return;
+	hlock_lock_slow(l);
+}
+
+static inline void hlock_unlock(struct hlock *l)
+{
+	/* Release pairs with the next holder's acquire (CAS or exchange). */
+	if (__builtin_expect(atomic_exchange_explicit(&l->v, 0, memory_order_release) == 2, 0))
+		hlock_wake(l);
+}
+
+#endif
