@@ -55,6 +55,10 @@ Configurations
     labels(items, exclude=CONFIG_IGNORE, always=("policy",)) -> [str]
                                              short distinct labels, e.g. "volt[lifo_cap=0]"
     label_of(item, keys) -> str              one item's label from the given keys
+    resolve_key(items, name) -> key          "load" -> "param.load", "lifo_cap" -> "knob.lifo_cap"
+    select(items, ["KEY=V[,V...]", ...])     the items matching every condition (--where)
+    sort_items(items, keys, first=())        ordered by value: policies in POLICY_ORDER,
+                                             numbers numerically; "-KEY" descending (--sort)
     group_by_config(results, ignore=CONFIG_IGNORE) -> [Group]   in first-seen order
     split_series(results, x_key, ignore=CONFIG_IGNORE) -> [Series]
         one Series per configuration that differs in anything but x_key (and ignore):
@@ -97,6 +101,12 @@ Statistics and theory
 Constants
     SCHEMA_VERSIONS (1,)   MEDIAN_KEYS   LATENCY_HISTOGRAMS ("end_to_end_ns", "sched_delay_ns")
 
+Figure styles (shared by matplotlib and gnuplot)
+    policy_style(policy) -> Style            .colour .marker .filled .gnuplot_pt .dash
+    item_styles(items) -> [Style]            per item; variants of a policy get other dashes
+    gnuplot_styles(styles) -> str            `set linetype` lines for the gnuplot scripts
+    PALETTE, POLICY_ORDER
+
 Formatting
     fmt_value(v) -> str                      3 -> "3", 0.7 -> "0.7", None -> ""
     time_unit(ns) -> (name, divisor)         a readable unit for values up to ns
@@ -129,6 +139,75 @@ PLOT_LEVELS = [x / 100 for x in (0, 10, 20, 30, 40, 50, 60, 70, 75, 80, 85, 90, 
 # Axis ticks of an HdrHistogram-style percentile plot: x = 1/(1-p).
 LEVEL_TICKS = [(1.0, "0%"), (10.0, "90%"), (100.0, "99%"), (1e3, "99.9%"),
                (1e4, "99.99%"), (1e5, "99.999%"), (1e6, "99.9999%")]
+
+
+# ----------------------------------------------------------- figure styles
+#
+# One colour and one marker per policy, shared by plot.py (matplotlib) and
+# the gnuplot scripts (plot.py writes them a style file). The colours are
+# Paul Tol's "muted" qualitative scheme (P. Tol, "Colour schemes", SRON
+# technical note SRON/EPS/TN/09-002), nine colours that stay distinct for
+# colour-blind readers and leave black to the theory curves; with more
+# policies than colours, a colour repeats only with another marker and dash.
+
+PALETTE = ("#332288", "#88CCEE", "#44AA99", "#CC6677", "#DDCC77", "#117733", "#882255",
+           "#999933", "#AA4499")
+
+# Rows and series follow this order (the order --policy=all runs them).
+POLICY_ORDER = ("volt", "fixed-interval-61", "steal-one", "tokio", "tokio-1.28", "go",
+                "central-queue", "static-partition", "locality", "blumofe-leiserson", "rayon",
+                "volt-broken")
+
+# (matplotlib marker, filled, gnuplot point type) - the same shape in both.
+MARKER_SHAPES = (("o", True, 7), ("s", True, 5), ("^", True, 9), ("D", True, 13),
+                 ("v", True, 11), ("p", True, 15), ("o", False, 6), ("s", False, 4),
+                 ("^", False, 8), ("D", False, 12), ("v", False, 10), ("p", False, 14))
+DASHES = ("-", "--", "-.", ":")     # gnuplot dash types 1, 2, 4, 3
+
+
+class Style:
+    """How one policy is drawn: .colour (#rrggbb), .marker (matplotlib),
+    .filled, .gnuplot_pt, .dash (matplotlib line style), .gnuplot_dt."""
+
+    def __init__(self, colour, shape, dash):
+        self.colour = colour
+        self.marker, self.filled, self.gnuplot_pt = shape
+        self.dash = dash
+        self.gnuplot_dt = {"-": 1, "--": 2, ":": 3, "-.": 4}[dash]
+
+
+def policy_style(policy):
+    """The policy's Style: by its place in POLICY_ORDER, else by a hash of
+    its name (stable across runs)."""
+    if policy in POLICY_ORDER:
+        i = POLICY_ORDER.index(policy)
+    else:
+        i = sum(ord(c) * (k + 1) for k, c in enumerate(policy or "?")) % 97
+    n = len(PALETTE)
+    return Style(PALETTE[i % n], MARKER_SHAPES[i % len(MARKER_SHAPES)],
+                 DASHES[(i // n) % len(DASHES)])
+
+
+def item_styles(items):
+    """A Style per item (Result, Group or Series' group): the policy's colour
+    and marker; further items of the same policy (variants, other worker
+    counts) keep the colour and take the next dash."""
+    seen = {}
+    out = []
+    for it in items:
+        base = policy_style(it.policy)
+        n = seen.get(it.policy, 0)
+        seen[it.policy] = n + 1
+        dash = DASHES[(DASHES.index(base.dash) + n) % len(DASHES)]
+        out.append(Style(base.colour, (base.marker, base.filled, base.gnuplot_pt), dash))
+    return out
+
+
+def gnuplot_styles(styles):
+    """gnuplot commands defining line type i+1 as styles[i]."""
+    return "".join('set linetype %d lc rgb "%s" lw 2 pt %d ps 1 dt %d\n'
+                   % (i + 1, s.colour, s.gnuplot_pt, s.gnuplot_dt)
+                   for i, s in enumerate(styles))
 
 
 class ResultError(Exception):
@@ -425,6 +504,31 @@ class Histogram:
     def percentiles(self, levels):
         """[(fraction, value)] at the given fractions."""
         return [(q, self.percentile(q)) for q in levels]
+
+    def value_at_rank(self, rank):
+        """The r-th smallest value (1-based) as the harness reports values:
+        the highest value of its slot, capped at the max."""
+        seen = 0
+        for v in sorted(self.counts):
+            seen += self.counts[v]
+            if seen >= rank:
+                return min(self.highest_equivalent(v), self.max)
+        return self.max
+
+    def percentile_ci(self, q, z=1.96):
+        """(lo, hi): a distribution-free interval for the q-quantile from the
+        order statistics x(j) and x(k) with j, k = n q -/+ z sqrt(n q (1 - q))
+        (the binomial count of values below the quantile, normal
+        approximation; 95% for z = 1.96). It treats the values as
+        independent draws, which successive latencies of one run are not
+        quite; None when empty."""
+        n = self.count
+        if not n:
+            return None
+        half = z * math.sqrt(n * q * (1 - q))
+        j = max(1, int(math.floor(n * q - half)))
+        k = min(n, int(math.ceil(n * q + half)) + 1)
+        return (self.value_at_rank(j), self.value_at_rank(k))
 
     def to_json(self, sampled_1_in=1):
         """A histogram object as a result file holds it (named levels,
@@ -745,13 +849,30 @@ def varying_keys(items, ignore=()):
     return sorted(out, key=order)
 
 
-def label_of(item, keys):
+def knobs_varying_by_policy(items, ignore=()):
+    """{policy: set of knob keys whose values differ among that policy's
+    items}: a label names a knob only for the policy it varies in."""
+    out = {}
+    by = {}
+    for it in items:
+        by.setdefault(it.flat.get("policy"), []).append(it.flat)
+    for pol, flats in by.items():
+        keys = set(k for f in flats for k in f if k.startswith("knob.") and k not in ignore)
+        out[pol] = set(k for k in keys
+                       if len(set(_hashable(f.get(k, _MISSING)) if k in f else None
+                                  for f in flats)) > 1)
+    return out
+
+
+def label_of(item, keys, knobs=None):
     """The label of one item (Result, Group or flat-config dict) from the
     given flat-config keys: policy, workload and engine by value, knobs in
     brackets after the policy as the harness names a variant
     (volt[lifo_cap=0,interval=61]), the rest as name=value (param. and
-    cost. prefixes dropped)."""
+    cost. prefixes dropped). `knobs`, from knobs_varying_by_policy, limits
+    the knobs named to those that vary within the item's policy."""
     flat = item if isinstance(item, dict) else item.flat
+    own = None if knobs is None else knobs.get(flat.get("policy"), set())
     parts, knobs = [], []
     for k in keys:
         if k not in flat:
@@ -760,7 +881,8 @@ def label_of(item, keys):
         if k in ("policy", "workload", "engine"):
             parts.append(v)
         elif k.startswith("knob."):
-            knobs.append("%s=%s" % (k[5:], v))
+            if own is None or k in own:
+                knobs.append("%s=%s" % (k[5:], v))
         else:
             name = k.split(".", 1)[1] if _scope(k) else k
             parts.append("%s=%s" % (name, v))
@@ -785,7 +907,8 @@ def labels(items, exclude=CONFIG_IGNORE, always=("policy",)):
     #n suffix if the configurations themselves cannot tell them apart."""
     keys = [k for k in always if k not in exclude]
     keys += [k for k in varying_keys(items, ignore=exclude) if k not in keys]
-    out = [label_of(it, keys) or "?" for it in items]
+    knobs = knobs_varying_by_policy(items, exclude)
+    out = [label_of(it, keys, knobs) or "?" for it in items]
     seen = {}
     for i, lab in enumerate(out):
         seen.setdefault(lab, []).append(i)
@@ -793,6 +916,76 @@ def labels(items, exclude=CONFIG_IGNORE, always=("policy",)):
         if len(idx) > 1:
             for n, i in enumerate(idx, 1):
                 out[i] = "%s #%d" % (lab, n)
+    return out
+
+
+# ---------------------------------------------------- selecting and ordering
+
+def resolve_key(items, name):
+    """The flat-config key a short name means among the items: the name
+    itself (policy, workers, param.load), else param.NAME, knob.NAME or
+    cost.NAME, whichever some item has. KeyError with the known names."""
+    keys = set()
+    for it in items:
+        keys.update(it.flat if not isinstance(it, dict) else it)
+    if name in keys:
+        return name
+    for pre in ("param.", "knob.", "cost."):
+        if pre + name in keys:
+            return pre + name
+    short = sorted(set(k.split(".", 1)[-1] for k in keys))
+    raise KeyError("no configuration key '%s' (known: %s)" % (name, ", ".join(short)))
+
+
+def _num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _matches(v, wanted):
+    for w in wanted:
+        a, b = _num(v), _num(w)
+        if (a is not None and b is not None and a == b) or fmt_value(v) == w:
+            return True
+    return False
+
+
+def select(items, wheres):
+    """The items whose configuration matches every `KEY=V[,V...]` in wheres
+    (KEY as resolve_key reads it; numbers compare by value, so load=0.5
+    matches 0.50). KeyError or ValueError with a one-line reason."""
+    out = list(items)
+    for w in wheres:
+        if "=" not in w or w.startswith("=") or w.endswith("="):
+            raise ValueError("--where expects KEY=VALUE[,VALUE...], got '%s'" % w)
+        name, vals = w.split("=", 1)
+        key = resolve_key(items, name)
+        wanted = [v for v in vals.split(",") if v]
+        out = [it for it in out if key in it.flat and _matches(it.flat[key], wanted)]
+    return out
+
+
+def value_rank(key, v):
+    """Sort rank of one value: policies in POLICY_ORDER, numbers by value,
+    then text."""
+    if key == "policy":
+        return (0, POLICY_ORDER.index(v), "") if v in POLICY_ORDER else (1, 0, str(v))
+    n = _num(v)
+    return (0, n, "") if n is not None and not isinstance(v, bool) else (1, 0, str(v))
+
+
+def sort_items(items, keys, first=()):
+    """The items ordered by the values of `first` (flat keys; a leading '-'
+    sorts that key descending), then of `keys`: every table row, column and
+    plotted series in value order, not file order. Stable."""
+    out = list(items)
+    for k in reversed(list(first) + [k for k in keys if k not in first]):
+        desc = k.startswith("-")
+        k = k[1:] if desc else k
+        out.sort(key=lambda it: value_rank(k, it.flat.get(k)) if k in it.flat else (2, 0, ""),
+                 reverse=desc)
     return out
 
 

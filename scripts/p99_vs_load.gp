@@ -10,7 +10,8 @@
 #
 # Variables (-e before the script): data (required), out (required: .png,
 # .pdf or .svg), theory (optional: the -theory.dat file), title (optional),
-# linear=1 (optional: linear latency axis; the default is logarithmic).
+# linear=1 (optional: linear latency axis; the default is logarithmic), style
+# (optional: the line styles, default DATA-style.gp as plot.py writes it).
 #
 # data: one block per configuration (blocks separated by two blank lines),
 # first line the quoted title, then rows of: load  ratio  ns  lo  hi, where
@@ -25,6 +26,11 @@ if (!exists("data") || !exists("out")) {
 }
 if (!exists("title")) title = "p99 latency against offered load"
 if (!exists("linear")) linear = 0
+
+# The colours, markers and dashes of plot.py's figures: plot.py --data
+# writes them beside the data file (DATA-style.gp: line type i+1 is block i).
+if (!exists("style")) style = (data[strlen(data)-3:] eq ".dat" ? data[1:strlen(data)-4] : data)."-style.gp"
+if (system("test -r '".style."' && echo yes") eq "yes") load style
 
 ext = out[strlen(out)-2:strlen(out)]
 if (ext eq "png") {
@@ -68,10 +74,10 @@ set key top left noenhanced
 
 if (ntheory > 0) {
 	plot for [i=0:nblocks-1] data index i using 1:2:4:5 with yerrorlines \
-		title columnheader(1) lw 2 pt 7 ps 0.8 dt 1+int(i/8), \
+		title columnheader(1) lt i+1 ps 0.8, \
 	     for [j=0:ntheory-1] theory index j using 1:2 with lines \
 		title columnheader(1) lc rgb "black" lw 1.2 dt 2+(j+1)%2
 } else {
 	plot for [i=0:nblocks-1] data index i using 1:2:4:5 with yerrorlines \
-		title columnheader(1) lw 2 pt 7 ps 0.8 dt 1+int(i/8)
+		title columnheader(1) lt i+1 ps 0.8
 }

@@ -6,7 +6,9 @@
 #     gnuplot -e "data='pct.dat'; out='pct.png'" scripts/percentiles.gp
 #
 # Variables (-e before the script): data (required), out (required: .png,
-# .pdf or .svg), title (optional), logy=1 (optional: logarithmic latency axis).
+# .pdf or .svg), title (optional), logy=0 (optional: linear latency axis; the
+# default is logarithmic, as plot.py's), style (optional: the line styles,
+# default DATA-style.gp as plot.py writes it).
 #
 # The data file holds one block per configuration, blocks separated by two
 # blank lines (so `index i` is one configuration); the first line of a block
@@ -19,7 +21,12 @@ if (!exists("data") || !exists("out")) {
 	exit status 2
 }
 if (!exists("title")) title = "Latency by percentile"
-if (!exists("logy")) logy = 0
+if (!exists("logy")) logy = 1
+
+# The colours, markers and dashes of plot.py's figures: plot.py --data
+# writes them beside the data file (DATA-style.gp: line type i+1 is block i).
+if (!exists("style")) style = (data[strlen(data)-3:] eq ".dat" ? data[1:strlen(data)-4] : data)."-style.gp"
+if (system("test -r '".style."' && echo yes") eq "yes") load style
 
 ext = out[strlen(out)-2:strlen(out)]
 if (ext eq "png") {
@@ -61,5 +68,4 @@ set grid xtics ytics lc rgb "#dddddd"
 set key top left noenhanced
 set style data linespoints
 
-plot for [i=0:nblocks-1] data index i using 1:4 title columnheader(1) \
-	lw 2 pt 7 ps 0.5 dt 1+int(i/8)
+plot for [i=0:nblocks-1] data index i using 1:4 title columnheader(1) lt i+1 ps 0.5

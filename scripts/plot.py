@@ -40,13 +40,12 @@ import harnesslib as hl  # noqa: E402
 PROG = "plot.py"
 FORMATS = ("png", "pdf", "svg")
 
-# One colour per policy, the same in every figure.
-POLICY_ORDER = ("volt", "fixed-interval-61", "steal-one", "tokio", "tokio-1.28", "go", "rayon", "blumofe-leiserson",
-                "central-queue", "static-partition", "locality", "volt-broken")
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-           "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
-LINESTYLES = ("-", "--", "-.", ":")
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+# One colour and one marker per policy, the same in every figure and in the
+# gnuplot scripts (harnesslib.policy_style: a colour-blind-safe palette).
+POLICY_ORDER = hl.POLICY_ORDER
+
+# A page: report and default figure sizes in inches (a 6.5 in text width).
+PAGE_WIDTH = 6.5
 
 
 class PlotError(Exception):
@@ -61,23 +60,67 @@ def _pyplot():
 
 
 def policy_color(policy):
-    if policy in POLICY_ORDER:
-        return PALETTE[POLICY_ORDER.index(policy) % len(PALETTE)]
-    h = sum(ord(c) * (i + 1) for i, c in enumerate(policy or "?"))
-    return PALETTE[h % len(PALETTE)]
+    return hl.policy_style(policy).colour
 
 
 def styles(items):
-    """(colour, linestyle, marker) per item: colour by policy, and items of
-    the same policy told apart by line style and marker."""
-    seen = {}
+    """A harnesslib.Style per item: colour and marker by policy, items of
+    the same policy (variants, worker counts) told apart by the dash."""
+    return hl.item_styles(items)
+
+
+def line_kw(st, markersize=4):
+    """matplotlib keywords drawing a line in Style st."""
+    return {"color": st.colour, "linestyle": st.dash, "marker": st.marker,
+            "markersize": markersize, "markerfacecolor": st.colour if st.filled else "white",
+            "markeredgecolor": st.colour}
+
+
+def write_styles(data_path, items):
+    """The gnuplot line types of the blocks in data_path, beside it
+    (DATA-style.gp, which the .gp scripts load): the same colours and
+    markers as the matplotlib figures."""
+    stem, _ = os.path.splitext(data_path)
+    path = stem + "-style.gp"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("# plot.py: line type i+1 draws block i of %s\n" % os.path.basename(data_path))
+        f.write(hl.gnuplot_styles(styles(items)))
+    return path
+
+
+def sorted_groups(groups):
+    """Groups in value order of what varies among them (policies as
+    --policy=all runs them, numbers ascending), labels set."""
+    keys = ["policy"] + hl.varying_keys(groups, ignore=hl.CONFIG_IGNORE)
+    groups = hl.sort_items(groups, keys)
+    for g, lab in zip(groups, hl.labels(groups)):
+        g.label = lab
+    return groups
+
+
+def wrap(text, width=90):
+    """A title broken into lines that fit a page-wide figure."""
+    import textwrap
+    return "\n".join(textwrap.wrap(text, width))
+
+
+def context_title(items):
+    """What every item shares, for a default title: workload, engine,
+    workers, service distribution, requests, trials."""
+    groups = [g for it in items for g in (it.groups if hasattr(it, "groups") else [it])]
     out = []
-    for it in items:
-        n = seen.get(it.policy, 0)
-        seen[it.policy] = n + 1
-        out.append((policy_color(it.policy), LINESTYLES[n % len(LINESTYLES)],
-                    MARKERS[n % len(MARKERS)]))
-    return out
+    for key, fmt in (("workload", "%s"), ("engine", "%s engine"), ("workers", "%s workers"),
+                     ("param.dist", "dist=%s"), ("param.service_us", "S=%s us"),
+                     ("param.requests", "%s requests")):
+        vals = sorted(set(hl.fmt_value(g.flat.get(key)) for g in groups if key in g.flat))
+        if len(vals) == 1:
+            out.append(fmt % vals[0])
+        elif vals and key in ("workload", "engine", "workers"):
+            out.append(fmt % "/".join(vals))
+    ntr = sorted(set(len(g.trials) for g in groups))
+    if ntr:
+        out.append("%s trial%s" % ("/".join(map(str, ntr)), "" if ntr == [1] else "s"))
+    return ", ".join(out)
 
 
 def _check_output(path):
@@ -173,48 +216,73 @@ def write_percentile_data(path, series):
                 f.write("%.10g %.10g %.10g %.10g\n" % (1.0 / (1.0 - frac), frac, v, v / 1e3))
 
 
-def plot_percentiles(results, output=None, histogram="auto", logy=False, title=None,
-                     data=None, size=(8, 5), dpi=120):
-    groups = hl.group_by_config(results)
+def plot_percentiles(results, output=None, histogram="auto", logy=True, title=None,
+                     data=None, size=None, dpi=120):
+    """One line per configuration, in value order; one panel per offered
+    load when the results were run at several (open-loop), so that a panel
+    holds the configurations that compare. Latency on a log axis by default
+    (tails span decades)."""
+    groups = sorted_groups(hl.group_by_config(results))
     series = percentile_series(groups, histogram)
     if not series:
         raise PlotError("no result has a %s histogram with samples"
                         % ("latency" if histogram == "auto" else histogram))
     if data:
         write_percentile_data(data, series)
+        write_styles(data, [g for g, _, _ in series])
     if not output:
         return None
+    loads = sorted(set(g.flat["param.load"] for g, _, _ in series if "param.load" in g.flat))
+    if any("param.load" not in g.flat for g, _, _ in series):
+        loads = []      # other workloads in the same figure: one panel for all
+    panels = [(None, series)] if len(loads) < 2 else [
+        (x, [t for t in series if t[0].flat.get("param.load") == x]) for x in loads]
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=size)
+    n = len(panels)
+    cols = 1 if n == 1 else 2
+    nrows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, squeeze=False, sharey=True,
+                             figsize=size or (PAGE_WIDTH, 3.6 if n == 1 else 2.6 * nrows))
     vmax = max(v for _, _, s in series for _, v in s)
     unit, div = hl.time_unit(vmax)
-    xmax = 1.0
     names = sorted(set(n for _, n, _ in series))
-    for (g, name, s), (col, ls, mk) in zip(series, styles([g for g, _, _ in series])):
-        xs = [1.0 / (1.0 - f) for f, _ in s]
-        ys = [v / div for _, v in s]
-        xmax = max(xmax, xs[-1])
-        lab = g.label if len(names) == 1 else "%s (%s)" % (g.label, name)
-        ax.plot(xs, ys, color=col, linestyle=ls, marker=mk, markersize=3, linewidth=1.6,
-                label=lab)
-    ax.set_xscale("log")
-    ticks = [(x, t) for x, t in hl.LEVEL_TICKS if x <= xmax * 1.0001]
-    ax.set_xticks([x for x, _ in ticks])
-    ax.set_xticklabels([t for _, t in ticks])
-    ax.minorticks_off()
-    ax.set_xlim(1.0, max(xmax, 10.0))
-    if logy:
-        ax.set_yscale("log")
-    else:
-        ax.set_ylim(bottom=0)
-    ax.set_xlabel("percentile")
     what = _desc_hist(names[0]) if len(names) == 1 else "latency"
-    ax.set_ylabel("%s (%s)" % (what.split(" (")[0], unit))
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
-    wl = ", ".join(_workloads([g for g, _, _ in series]))
-    ax.set_title(title or "%s by percentile: %s" % (what[0].upper() + what[1:], wl), fontsize=10)
-    _note(fig, _provenance_note([g for g, _, _ in series]))
+    st = {}
+    for _, part in panels:      # the same dashes in every panel
+        st.update(zip([id(g) for g, _, _ in part], styles([g for g, _, _ in part])))
+    for ax, (load, part) in zip(axes.flat, panels):
+        xmax = 1.0
+        for g, name, s in part:
+            xs = [1.0 / (1.0 - f) for f, _ in s]
+            ys = [v / div for _, v in s]
+            xmax = max(xmax, xs[-1])
+            lab = g.label if len(names) == 1 else "%s (%s)" % (g.label, name)
+            if load is not None:
+                lab = lab.replace("load=%s" % hl.fmt_value(load), "").strip()
+            ax.plot(xs, ys, linewidth=1.4, label=lab, **line_kw(st[id(g)], 2.5))
+        ax.set_xscale("log")
+        ticks = [(x, t) for x, t in hl.LEVEL_TICKS if x <= xmax * 1.0001]
+        ax.set_xticks([x for x, _ in ticks])
+        ax.set_xticklabels([t for _, t in ticks], fontsize=7)
+        ax.minorticks_off()
+        ax.set_xlim(1.0, max(xmax, 10.0))
+        if logy:
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(bottom=0)
+        ax.set_xlabel("percentile", fontsize=8)
+        ax.set_ylabel("%s (%s)" % (what.split(" (")[0], unit), fontsize=8)
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=6, loc="upper left")
+        if load is not None:
+            ax.set_title("load %s" % hl.fmt_value(load), fontsize=9)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    fig.suptitle(title or wrap("%s by percentile (%s)" % (
+        what[0].upper() + what[1:], context_title([g for g, _, _ in series]))), fontsize=9)
+    fig.tight_layout()
+    _note(fig, "%s; %s" % ("latency axis logarithmic" if logy else "latency axis linear",
+                           _provenance_note([g for g, _, _ in series])))
     return _save(fig, output, dpi)
 
 
@@ -229,7 +297,12 @@ def load_series(results, quantile=0.99, histogram="end_to_end_ns"):
     trials."""
     rs = [r for r in results if "param.load" in r.flat and r.mean_service_ns()]
     out = []
-    for s in hl.split_series(rs, "param.load"):
+    ser = hl.split_series(rs, "param.load")
+    reps = [s.points[0][1] for s in ser]
+    keys = ["policy"] + [k for k in hl.varying_keys(reps, ignore=hl.CONFIG_IGNORE)]
+    order = hl.sort_items(reps, keys)
+    ser.sort(key=lambda s: next(i for i, g in enumerate(order) if g is s.points[0][1]))
+    for s in ser:
         pts = []
         for x, g in s.points:
             name = histogram if g._has_histogram(histogram) else g.latency_histogram_name()
@@ -304,7 +377,7 @@ def theory_data_path(path):
 
 
 def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=False,
-                     title=None, data=None, size=(8, 5), dpi=120, warn=sys.stderr):
+                     title=None, data=None, size=None, dpi=120, warn=sys.stderr):
     series = load_series(results, quantile)
     if not series:
         raise PlotError("no open-loop result (a result with a load parameter and latencies)")
@@ -325,15 +398,16 @@ def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=F
                                hi=max(max(xs) * 1.02, 0.95), quantile=quantile)
     if data:
         write_load_data(data, series, curves, quantile)
+        write_styles(data, [s.points[0][1] for s, _ in series])
     if not output:
         return None
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=size)
-    for (s, pts), (col, ls, mk) in zip(series, styles([s.points[0][1] for s, _ in series])):
+    fig, ax = plt.subplots(figsize=size or (PAGE_WIDTH, 4.0))
+    for (s, pts), st in zip(series, styles([s.points[0][1] for s, _ in series])):
         xs = [p[0] for p in pts]
         ys = [p[1] for p in pts]
-        ax.plot(xs, ys, color=col, linestyle=ls, marker=mk, markersize=5, linewidth=1.8,
-                label=s.label)
+        col = st.colour
+        ax.plot(xs, ys, linewidth=1.6, label=s.label, **line_kw(st, 5))
         err = [(p[0], p[1], p[3], p[4]) for p in pts if p[3] is not None]
         if err:
             ax.errorbar([e[0] for e in err], [e[1] for e in err],
@@ -358,13 +432,15 @@ def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=F
     ax.set_xlabel("offered load (arrival rate x mean service / workers)")
     ax.set_ylabel("%s latency / mean service time" % _qname(quantile))
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
-    wl = sorted(set("k=%d S=%s us" % (g.workers, hl.fmt_value(g.params.get("service_us")))
-                    for s, _ in series for g in s.groups))
-    ax.set_title(title or "%s end-to-end latency against load (%s)" % (_qname(quantile),
-                                                                       "; ".join(wl)),
-                 fontsize=10)
-    _note(fig, _provenance_note([g for s, _ in series for g in s.groups]))
+    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title(title or wrap("%s end-to-end latency / S against load (%s)"
+                               % (_qname(quantile), context_title([s for s, _ in series]))),
+                 fontsize=9)
+    bars = any(p[3] is not None for _, pts in series for p in pts)
+    _note(fig, "%s%s" % ("error bars: range (min..max) of the per-trial %s; points: the %s of "
+                         "all trials' requests pooled; " % (_qname(quantile), _qname(quantile))
+                         if bars else "one trial per point: no error bars; ",
+                         _provenance_note([g for s, _ in series for g in s.groups])))
     return _save(fig, output, dpi)
 
 
@@ -397,7 +473,7 @@ def speedup_series(results, baseline=False, warn=sys.stderr):
     return out
 
 
-def plot_speedup(results, output, baseline=False, title=None, size=(7, 5), dpi=120,
+def plot_speedup(results, output, baseline=False, title=None, size=(PAGE_WIDTH, 4.2), dpi=120,
                  warn=sys.stderr):
     series = speedup_series(results, baseline, warn)
     series = [t for t in series if len(t[3]) > 1 or t[2] == "sequential"]
@@ -412,12 +488,11 @@ def plot_speedup(results, output, baseline=False, title=None, size=(7, 5), dpi=1
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=size)
     wmax = 1
-    for (s, ref, what, pts), (col, ls, mk) in zip(series, styles([t[0].points[0][1]
-                                                                   for t in series])):
+    for (s, ref, what, pts), st in zip(series, styles([t[0].points[0][1] for t in series])):
         xs = [p[0] for p in pts]
         wmax = max(wmax, max(xs))
-        ax.plot(xs, [p[1] for p in pts], color=col, linestyle=ls, marker=mk, linewidth=1.8,
-                label=s.label)
+        col = st.colour
+        ax.plot(xs, [p[1] for p in pts], linewidth=1.6, label=s.label, **line_kw(st, 5))
         err = [p for p in pts if p[2] is not None]
         if err:
             ax.errorbar([p[0] for p in err], [p[1] for p in err],
@@ -455,7 +530,7 @@ def _panels(results):
     """[(workload, [Group])] with labels computed within each workload."""
     out = []
     for wl in _workloads(results):
-        groups = hl.group_by_config([r for r in results if r.workload == wl])
+        groups = sorted_groups(hl.group_by_config([r for r in results if r.workload == wl]))
         out.append((wl, groups))
     return out
 
@@ -477,8 +552,8 @@ def plot_throughput(results, output, title=None, size=None, dpi=120):
     plt = _pyplot()
     from matplotlib.ticker import EngFormatter
     n = len(panels)
-    width = max(6.0, 1.0 + 0.9 * max(len(g) for _, g in panels))
-    fig, axes = plt.subplots(n, 1, figsize=size or (width, 3.6 * n), squeeze=False)
+    width = min(PAGE_WIDTH, max(4.5, 1.0 + 0.6 * max(len(g) for _, g in panels)))
+    fig, axes = plt.subplots(n, 1, figsize=size or (width, 2.8 * n), squeeze=False)
     for ax, (wl, groups) in zip(axes[:, 0], panels):
         ys = [g.median("tasks_per_s") or 0.0 for g in groups]
         lo, hi = [], []
@@ -486,10 +561,10 @@ def plot_throughput(results, output, title=None, size=None, dpi=120):
             ci = g.ci95("tasks_per_s")
             lo.append(max(y - ci[0], 0) if ci else 0)
             hi.append(max(ci[1] - y, 0) if ci else 0)
-        cols = [c for c, _, _ in styles(groups)]
+        cols = [st.colour for st in styles(groups)]
         xs = range(len(groups))
         ax.bar(xs, ys, color=cols, yerr=[lo, hi], capsize=4, edgecolor="black",
-               linewidth=0.5)
+               linewidth=0.5, error_kw={"elinewidth": 1.2})
         ax.set_xticks(list(xs))
         ax.set_xticklabels([g.label for g in groups], rotation=20 if len(groups) > 4 else 0,
                            ha="right" if len(groups) > 4 else "center", fontsize=8)
@@ -513,8 +588,8 @@ def plot_utilization(results, output, title=None, size=None, dpi=120):
         raise PlotError("no results")
     plt = _pyplot()
     n = len(panels)
-    width = max(6.0, 1.0 + 1.1 * max(len(g) for _, g in panels))
-    fig, axes = plt.subplots(n, 1, figsize=size or (width, 3.6 * n), squeeze=False)
+    width = min(PAGE_WIDTH, max(4.5, 1.0 + 0.7 * max(len(g) for _, g in panels)))
+    fig, axes = plt.subplots(n, 1, figsize=size or (width, 2.8 * n), squeeze=False)
     cmap = plt.get_cmap("viridis")
     for ax, (wl, groups) in zip(axes[:, 0], panels):
         wmax = max(g.workers for g in groups)
@@ -696,13 +771,19 @@ def plot_gantt(trace, output, start=None, end=None, title=None, size=None, dpi=1
 
 # ---------------------------------------------------------------------- main
 
-def _load(paths):
+def _load(paths, where=()):
     try:
         rs = hl.load_all(paths)
     except hl.ResultError as e:
         raise PlotError(str(e))
     if not rs:
         raise PlotError("no result files in %s" % " ".join(paths))
+    try:
+        rs = hl.select(rs, where)
+    except (KeyError, ValueError) as e:
+        raise PlotError(e.args[0])
+    if not rs:
+        raise PlotError("no result matches %s" % " and ".join(where))
     return rs
 
 
@@ -731,6 +812,9 @@ def build_parser():
         if results:
             sp.add_argument("results", nargs="+", metavar="RESULT",
                             help="result files or directories of them")
+            sp.add_argument("--where", action="append", default=[], metavar="KEY=V[,V...]",
+                            help="keep results whose KEY (policy, workers, load, lifo_cap, "
+                                 "...) has one of the values (repeatable)")
         sp.add_argument("-o", "--output", required=output_required,
                         help="figure path: .png, .pdf or .svg")
         sp.add_argument("--title", help="figure title (default: generated)")
@@ -742,7 +826,9 @@ def build_parser():
     sp.add_argument("--histogram", default="auto",
                     choices=("auto", "end_to_end_ns", "sched_delay_ns"),
                     help="auto: end_to_end_ns when present, else sched_delay_ns")
-    sp.add_argument("--logy", action="store_true", help="logarithmic latency axis")
+    sp.add_argument("--logy", action="store_true",
+                    help="logarithmic latency axis (the default; kept for old scripts)")
+    sp.add_argument("--linear", action="store_true", help="linear latency axis")
     sp.add_argument("--data", help="also write the series as gnuplot data "
                     "(scripts/percentiles.gp)")
 
@@ -785,17 +871,18 @@ def main(argv=None):
         if args.cmd in ("percentiles", "p99-vs-load") and not args.output and not args.data:
             raise PlotError("%s needs -o OUT or --data FILE" % args.cmd)
         if args.cmd == "percentiles":
-            plot_percentiles(_load(args.results), args.output, args.histogram, args.logy,
+            plot_percentiles(_load(args.results, args.where), args.output, args.histogram,
+                             not args.linear,
                              data=args.data, **kw)
         elif args.cmd == "p99-vs-load":
-            plot_p99_vs_load(_load(args.results), args.output, args.theory, args.quantile,
+            plot_p99_vs_load(_load(args.results, args.where), args.output, args.theory, args.quantile,
                              args.linear, data=args.data, **kw)
         elif args.cmd == "speedup":
-            plot_speedup(_load(args.results), args.output, args.baseline, **kw)
+            plot_speedup(_load(args.results, args.where), args.output, args.baseline, **kw)
         elif args.cmd == "throughput":
-            plot_throughput(_load(args.results), args.output, **kw)
+            plot_throughput(_load(args.results, args.where), args.output, **kw)
         elif args.cmd == "utilization":
-            plot_utilization(_load(args.results), args.output, **kw)
+            plot_utilization(_load(args.results, args.where), args.output, **kw)
         elif args.cmd == "gantt":
             plot_gantt(args.trace, args.output, args.start, args.end, **kw)
     except PlotError as e:

@@ -2,19 +2,34 @@
 """tables.py - Markdown, LaTeX (booktabs) or HTML tables from result files.
 
     tables.py [--format md|latex|html] [--metric M]... [--rows policy|workload]
+              [--where KEY=V[,V...]]... [--sort KEY[,KEY...]] [--quantile P]
               [--no-ci] [-o OUT] RESULT...
 
 One table per metric: utilization (total, median over trials), throughput
 (tasks/s), ns-per-task (wall time / tasks) and p99 (end-to-end latency for
 request workloads, scheduling delay otherwise); --metric picks some (default
-all four). Rows are policies (with the knobs that differ), columns workloads
-(with the parameters, worker counts and engines that differ); --rows workload
-swaps them. Each cell is the median over the configuration's trials followed
-by the 95% interval of the median in brackets (docs/results.md, median.ci95)
+all four). Rows are policies (with the knobs that differ, named as the
+harness names variants: volt[lifo_cap=0]), columns workloads (with the
+parameters, worker counts and engines that differ); --rows workload swaps
+them. Each cell is the median over the configuration's trials followed by
+the 95% interval of the median in brackets (docs/results.md, median.ci95)
 when there are at least two trials; a p99 cell is the pooled percentile with
 its 95% interval (histograms.*.ci95; batch means over every trial when
 several files are pooled); results of the same configuration in several
 files are pooled.
+
+--metric p99-load (open-loop results) is the ZygOS-style table: the
+latency percentile (--quantile, default 99) over the mean service time S,
+one column per offered load present, one row per configuration, and the
+queueing-theory rows for every worker count at every load: M/M/k (one
+shared FCFS queue) and k x M/M/1 (partitioned), exact for exponential
+service (the rows say so when the results have another distribution).
+
+Rows and columns are in value order: policies as --policy=all runs them,
+numbers ascending; --sort KEY,... puts those keys first (-KEY descending).
+--where KEY=V,... keeps the results whose KEY (policy, workers, load,
+lifo_cap, ...: a config key, parameter, knob or cost) has one of the values;
+repeatable, all must hold.
 """
 
 import argparse
@@ -28,6 +43,7 @@ import harnesslib as hl  # noqa: E402
 
 PROG = "tables.py"
 METRICS = ("utilization", "throughput", "ns-per-task", "p99")
+EXTRA_METRICS = ("p99-load",)
 SD_MARK = "\u2020"      # dagger: the p99 is a scheduling delay
 
 
@@ -100,7 +116,7 @@ def _cell(g, metric):
         v = g.percentile(0.99, name) if name else None
         if v is None:
             return Cell()
-        ci = g.percentile_ci95(0.99, name)
+        ci = percentile_interval(g, 0.99, name)
         ci_text = "[%s, %s]" % (hl.fmt_ns(ci[0]), hl.fmt_ns(ci[1])) if ci else ""
         return Cell(hl.fmt_ns(v), ci_text, SD_MARK if name == "sched_delay_ns" else "")
     raise ValueError(metric)
@@ -112,6 +128,98 @@ _CI_METHODS = {
     "order-statistics": "binomial order statistics, independent samples assumed",
 }
 
+
+def percentile_interval(g, q, name):
+    """(lo, hi, method): the percentile's 95% interval as the result files
+    give it (histograms.*.ci95), else from the order statistics of the
+    stored histogram (any quantile); None without either."""
+    given = getattr(g, "percentile_ci95", None)
+    ci = given(q, name) if given else None
+    if ci:
+        return ci
+    h = g.exact_histogram(name)
+    lohi = h.percentile_ci(q) if h else None
+    return (lohi[0], lohi[1], "order-statistics") if lohi else None
+
+
+def _methods_note(what, intervals):
+    methods = sorted(set(c[2] for c in intervals if c and c[2]))
+    return "[lo, hi]: 95%% interval of the %s (%s; docs/results.md)" % (
+        what, ", ".join(_CI_METHODS.get(x, x) for x in methods))
+
+
+def _qname(q):
+    return "p" + ("%.6f" % (q * 100)).rstrip("0").rstrip(".")
+
+
+def build_load_table(results, quantile=0.99, ci=True, sort=()):
+    """The p99/S table (any quantile): [Table] with one column per load
+    present, a row per configuration (everything but the load), and the
+    M/M/k and k x M/M/1 rows per worker count. [] without open-loop results."""
+    rs = [r for r in results if "param.load" in r.flat and r.mean_service_ns()]
+    groups = hl.group_by_config(rs)
+    if not groups:
+        return []
+    loads = sorted(set(float(g.flat["param.load"]) for g in groups))
+    vk = [k for k in hl.varying_keys(groups, ignore=hl.CONFIG_IGNORE) if k != "param.load"]
+    row_keys = ["policy"] + [k for k in vk if k != "policy"]
+    groups = hl.sort_items(groups, row_keys, first=sort)
+    knobs = hl.knobs_varying_by_policy(groups, hl.CONFIG_IGNORE)
+    qn = _qname(quantile)
+    rows, index, intervals = [], {}, []
+    for g in groups:
+        lab = hl.label_of(g, row_keys, knobs)
+        if lab not in index:
+            index[lab] = len(rows)
+            rows.append((lab, [Cell("n/a") for _ in loads]))
+        svc = g.mean_service_ns()
+        v = g.percentile(quantile, "end_to_end_ns")
+        if v is None:
+            continue
+        lohi = percentile_interval(g, quantile, "end_to_end_ns") if ci else None
+        intervals.append(lohi)
+        rows[index[lab]][1][loads.index(float(g.flat["param.load"]))] = Cell(
+            fmt_sig(v / svc, 3),
+            "[%s, %s]" % (fmt_sig(lohi[0] / svc, 3), fmt_sig(lohi[1] / svc, 3)) if lohi else "")
+    dists = sorted(set(hl.fmt_value(g.params.get("dist", 1)) for g in groups))
+    exp = dists in (["1"], ["exponential"])
+    note = "" if exp else " (exponential service; these results are not)"
+    for k in sorted(set(g.workers for g in groups)):
+        if k > 1:
+            rows.append(("M/M/%d theory%s" % (k, note),
+                         [Cell(fmt_sig(hl.mmk_p99(x, k, quantile), 3)) if x < 1 else Cell("inf")
+                          for x in loads]))
+        rows.append(("%s theory%s" % ("%d x M/M/1" % k if k > 1 else "M/M/1", note),
+                     [Cell(fmt_sig(hl.mm1_p99(x, quantile), 3)) if x < 1 else Cell("inf")
+                      for x in loads]))
+    ntrials = sorted(set(len(g.trials) for g in groups))
+    nreq = sorted(set(int(g.params.get("requests", 0)) for g in groups))
+    notes = ["%s: the %s end-to-end latency (intended arrival to completion) over the mean "
+             "service time S, every request of every trial" % (qn, qn)]
+    if ci and any(intervals):
+        notes.append(_methods_note(qn, intervals))
+    notes.append("theory: M/M/k is one shared FCFS queue on k workers, k x M/M/1 one queue "
+                 "per worker; no scheduling cost")
+    notes.append("requests per trial: %s; trials per configuration: %s"
+                 % ("/".join(map(str, nreq)), "/".join(map(str, ntrials))))
+    title = "%s latency / mean service time against offered load (%s)" % (
+        qn, ", ".join(_context(groups)))
+    return [Table("p99-load", title, "configuration",
+                  ["load %s" % hl.fmt_value(x) for x in loads], rows, notes)]
+
+
+def _context(groups):
+    """What every group shares, for a title: workload, engine, workers,
+    distribution, S."""
+    out = []
+    for key, fmt in (("workload", "%s"), ("engine", "%s engine"), ("workers", "%s workers"),
+                     ("param.dist", "dist=%s"), ("param.service_us", "S=%s us")):
+        vals = sorted(set(hl.fmt_value(g.flat.get(key)) for g in groups if key in g.flat))
+        if len(vals) == 1:
+            out.append(fmt % vals[0])
+    return out
+
+
 _TITLES = {
     "utilization": "Utilization (busy time / (workers x makespan), median over trials)",
     "throughput": "Throughput (tasks/s, median over trials)",
@@ -120,9 +228,11 @@ _TITLES = {
 }
 
 
-def build_tables(results, metrics=METRICS, rows="policy", ci=True):
+def build_tables(results, metrics=METRICS, rows="policy", ci=True, sort=(), quantile=0.99):
     """[Table] for `metrics`, one per metric, from Results (pooled by
-    configuration)."""
+    configuration), rows and columns in value order (`sort` keys first)."""
+    extra = [m for m in metrics if m in EXTRA_METRICS]
+    metrics = [m for m in metrics if m not in EXTRA_METRICS]
     groups = hl.group_by_config(results)
     if not groups:
         return []
@@ -131,12 +241,18 @@ def build_tables(results, metrics=METRICS, rows="policy", ci=True):
     other_keys = ["workload"] + [k for k in vk if k not in policy_keys and k != "workload"]
     row_keys, col_keys = (policy_keys, other_keys) if rows == "policy" \
         else (other_keys, policy_keys)
-    rlab = [hl.label_of(g, row_keys) for g in groups]
-    clab = [hl.label_of(g, col_keys) for g in groups]
+    groups = hl.sort_items(groups, row_keys + col_keys, first=sort)
+    knobs = hl.knobs_varying_by_policy(groups, hl.CONFIG_IGNORE)
+    rlab = [hl.label_of(g, row_keys, knobs) for g in groups]
+    clab = [hl.label_of(g, col_keys, knobs) for g in groups]
     rorder, corder = [], []
-    for r, c in zip(rlab, clab):
+    for r in rlab:
         if r not in rorder:
             rorder.append(r)
+    # Columns in the value order of their own keys.
+    for g in hl.sort_items(groups, col_keys, first=[k for k in sort
+                                                    if k.lstrip("-") in col_keys]):
+        c = hl.label_of(g, col_keys, knobs)
         if c not in corder:
             corder.append(c)
     cells = {}
@@ -164,12 +280,9 @@ def build_tables(results, metrics=METRICS, rows="policy", ci=True):
             notes.append("%s scheduling delay (runnable to poll); unmarked: end-to-end "
                          "latency (intended arrival to completion)" % SD_MARK)
         if m == "p99" and ci and any(c.ci for _, row in body for c in row):
-            methods = sorted(set(mth for g in groups
-                                 for mth in [(g.percentile_ci95(
-                                     0.99, g.latency_histogram_name()) or (0, 0, ""))[2]]
-                                 if mth))
-            notes.append("[lo, hi]: 95%% interval of the p99 (%s; docs/results.md)"
-                         % ", ".join(_CI_METHODS.get(x, x) for x in methods))
+            notes.append(_methods_note("p99", [percentile_interval(
+                g, 0.99, g.latency_histogram_name()) for g in groups
+                if g.latency_histogram_name()]))
         if m != "p99" and ci and any(c.ci for _, row in body for c in row):
             if covs and covs[0] < 95:
                 notes.append("[lo, hi]: interval of the median; with fewer than 6 trials it "
@@ -183,6 +296,8 @@ def build_tables(results, metrics=METRICS, rows="policy", ci=True):
             title = "p99 end-to-end latency (intended arrival to completion)"
         tables.append(Table(m, title, "policy" if rows == "policy" else "workload",
                             corder, body, notes))
+    for m in extra:
+        tables += build_load_table(results, quantile, ci, sort)
     return tables
 
 
@@ -287,15 +402,25 @@ def main(argv=None):
                    help="result files or directories of them")
     p.add_argument("--format", choices=("md", "latex", "html"), default="md",
                    help="md (default), latex (booktabs) or html")
-    p.add_argument("--metric", action="append", choices=METRICS + ("all",),
-                   help="a metric (repeatable; default all)")
+    p.add_argument("--metric", action="append", choices=METRICS + EXTRA_METRICS + ("all",),
+                   help="a metric (repeatable; default all four; p99-load: the latency "
+                        "percentile / S against load with theory rows)")
+    p.add_argument("--where", action="append", default=[], metavar="KEY=V[,V...]",
+                   help="keep results whose KEY has one of the values (repeatable)")
+    p.add_argument("--sort", default="", metavar="KEY[,KEY...]",
+                   help="order rows by these keys first (--sort=-KEY: descending)")
+    p.add_argument("--quantile", type=float, default=99.0, metavar="P",
+                   help="p99-load: the percentile, in percent (default 99)")
     p.add_argument("--rows", choices=("policy", "workload"), default="policy",
                    help="what the rows are (default policy; the columns are the other)")
     p.add_argument("--no-ci", action="store_true", help="medians only")
     p.add_argument("-o", "--output", help="write here instead of stdout")
     args = p.parse_args(argv)
     metrics = METRICS if not args.metric or "all" in args.metric else tuple(
-        m for m in METRICS if m in args.metric)
+        m for m in METRICS + EXTRA_METRICS if m in args.metric)
+    if not 0 < args.quantile < 100:
+        print("%s: --quantile %g is not in (0, 100)" % (PROG, args.quantile), file=sys.stderr)
+        return 2
     try:
         rs = hl.load_all(args.results)
     except hl.ResultError as e:
@@ -304,8 +429,22 @@ def main(argv=None):
     if not rs:
         print("%s: no result files in %s" % (PROG, " ".join(args.results)), file=sys.stderr)
         return 2
-    text = render(build_tables(rs, metrics, args.rows, not args.no_ci), args.format,
-                  not args.no_ci)
+    try:
+        rs = hl.select(rs, args.where)
+        sort = [("-" if k.startswith("-") else "") + hl.resolve_key(rs, k.lstrip("-"))
+                for k in args.sort.split(",") if k]
+    except (KeyError, ValueError) as e:
+        print("%s: %s" % (PROG, e.args[0]), file=sys.stderr)
+        return 2
+    if not rs:
+        print("%s: no result matches %s" % (PROG, " and ".join(args.where)), file=sys.stderr)
+        return 2
+    tables = build_tables(rs, metrics, args.rows, not args.no_ci, sort, args.quantile / 100)
+    if not tables:
+        print("%s: nothing to tabulate (p99-load needs open-loop results)" % PROG,
+              file=sys.stderr)
+        return 2
+    text = render(tables, args.format, not args.no_ci)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(text)

@@ -143,8 +143,13 @@ png_ok() {	# NAME PATH [RRGGBB:FRACTION]...
 	"$py" "$tmp/check_png.py" "$path" "$@" >"$tmp/out" 2>"$tmp/err" ||
 		fail "$name: $path is not the expected figure"
 }
-# Policy colours (scripts/plot.py POLICY_ORDER / PALETTE).
-volt=1f77b4 central=bcbd22 static=17becf
+# Policy colours, shared by plot.py and the gnuplot scripts (harnesslib.policy_style).
+pcolour() {
+	"$py" -c 'import sys; sys.path.insert(0, sys.argv[1]); import harnesslib as hl
+print(hl.policy_style(sys.argv[2]).colour.lstrip("#").lower())' "$scripts" "$1"
+}
+volt=$(pcolour volt) central=$(pcolour central-queue) static=$(pcolour static-partition)
+[ -n "$volt" ] && [ "$central" != "$static" ] || fail "policy colours: '$volt' '$central' '$static'"
 
 # --------------------------------------------------------------- the results
 r=$tmp/results
@@ -300,7 +305,7 @@ pass "plot.py: SVG and PDF by extension"
 
 run "plot p99-vs-load" "$py" "$plot" p99-vs-load "$r" --theory -o "$tmp/fig/p99.png" \
 	--data "$tmp/p99.dat"
-png_ok "plot p99-vs-load" "$tmp/fig/p99.png" $central:0.0004 $static:0.001
+png_ok "plot p99-vs-load" "$tmp/fig/p99.png" $central:0.0004 $static:0.0004
 [ -f "$tmp/p99-theory.dat" ] || fail "p99-vs-load --theory --data wrote no p99-theory.dat"
 pycheck "p99-vs-load data do not match the result files" "$tmp/p99.dat" \
 	"$tmp/p99-theory.dat" "$r" "$scripts" <<'EOF'
@@ -423,7 +428,10 @@ png_ok "gnuplot percentiles" "$tmp/fig/gp-pct.png"
 run "gnuplot p99" gnuplot \
 	-e "data='$tmp/p99.dat'; theory='$tmp/p99-theory.dat'; out='$tmp/fig/gp-p99.png'" \
 	"$scripts/p99_vs_load.gp"
-png_ok "gnuplot p99_vs_load" "$tmp/fig/gp-p99.png"
+# The same colours as matplotlib's, from the style file plot.py --data wrote.
+png_ok "gnuplot p99_vs_load" "$tmp/fig/gp-p99.png" $central:0.0004 $static:0.0004
+grep -q "lc rgb \"#$central\"" "$tmp/p99-style.gp" ||
+	grep -qi "lc rgb \"#$central\"" "$tmp/p99-style.gp" || fail "p99-style.gp lacks #$central"
 gnuplot "$scripts/percentiles.gp" >"$tmp/out" 2>"$tmp/err"
 st=$?
 [ $st -eq 2 ] || fail "percentiles.gp without data/out: exit $st, expected 2"
@@ -475,6 +483,50 @@ for p in policies:
 print("tables ok")
 EOF
 pass "tables.py: Markdown and LaTeX (booktabs) with a row per policy, HTML; cells match the files"
+
+# p99/S against load with its intervals and theory rows, files given in reverse order;
+# --where and --sort.
+run "tables p99-load" "$py" "$scripts/tables.py" "$r"/ol-static-partition-0.9.json \
+	"$r"/ol-static-partition-0.5.json "$r"/ol-central-queue-0.9.json \
+	"$r"/ol-central-queue-0.5.json --metric p99-load -o "$tmp/p99load.md"
+run "tables --where/--sort" "$py" "$scripts/tables.py" "$r" --where load=0.9 \
+	--where policy=central-queue,static-partition,volt --sort=-policy --metric p99 \
+	-o "$tmp/where.md"
+pycheck "p99-load, --where or --sort tables are wrong" "$tmp/p99load.md" "$tmp/where.md" "$r" \
+	"$scripts" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[4])
+import harnesslib as hl
+import tables
+md = open(sys.argv[1]).read().splitlines()
+rows = {l.split("|")[1].strip(): [c.strip() for c in l.split("|")[2:-1]]
+        for l in md if l.startswith("| ") and not l.startswith("| configuration")}
+head = [l for l in md if l.startswith("| configuration")][0]
+assert [c.strip() for c in head.split("|")[2:-1]] == ["load 0.5", "load 0.9"], head
+# Rows in policy order, not file order; then the theory rows for k = 16.
+names = [l.split("|")[1].strip() for l in md if l.startswith("| ") and "configuration" not in l]
+assert names == ["central-queue", "static-partition", "M/M/16 theory",
+                 "16 x M/M/1 theory"], names
+for i, x in enumerate((0.5, 0.9)):
+    assert rows["M/M/16 theory"][i] == tables.fmt_sig(hl.mmk_p99(x, 16)), rows
+    assert rows["16 x M/M/1 theory"][i] == tables.fmt_sig(hl.mm1_p99(x)), rows
+    g = hl.load("%s/ol-static-partition-%s.json" % (sys.argv[3], x))
+    h = hl.Histogram.from_json(g.histogram("end_to_end_ns"))
+    lo, hi = h.percentile_ci(0.99)
+    s = g.mean_service_ns()
+    assert lo <= g.percentile(0.99) <= hi, (lo, hi)
+    assert rows["static-partition"][i] == "%s [%s, %s]" % (
+        tables.fmt_sig(g.percentile(0.99) / s), tables.fmt_sig(lo / s), tables.fmt_sig(hi / s)), \
+        rows["static-partition"]
+assert any("order-statistic 95% interval" in l for l in md), "interval not named"
+# --where load=0.9 and three policies (volt has no load: dropped); --sort=-policy reverses.
+w = open(sys.argv[2]).read().splitlines()
+body = [l.split("|")[1].strip() for l in w if l.startswith("| ") and not l.startswith("| policy")]
+assert body == ["static-partition", "central-queue"], body
+assert [l for l in w if l.startswith("| policy")][0].count("|") == 3, w
+print("p99-load ok")
+EOF
+pass "tables.py --metric p99-load: loads as columns, rows in policy order, theory rows, intervals; --where, --sort"
 
 # ------------------------------------------------------------------------- CSV
 run "csv_summary" "$py" "$scripts/csv_summary.py" "$r" -o "$tmp/summary.csv"
