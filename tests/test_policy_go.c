@@ -418,6 +418,30 @@ static void yield_goes_global(void)
 	hand_destroy(rt, e);
 }
 
+/*
+ * The spinning cap (proc.go findRunnable): a worker starts spinning only
+ * while 2 * nmspinning < gomaxprocs - npidle. On 4 workers, none idle, the
+ * first two spin (and try the others); the third does not steal at all.
+ */
+static void spinning_cap(void)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime(4, NULL, &e);
+	uint32_t spinning = 0;
+	for (uint32_t i = 1; i < 4; i++) {
+		struct worker *w = &rt->workers[i];
+		policy_go.tick_begin(w);
+		ASSERT(policy_go.find_work(w) == NULL);
+		if (i < 3)
+			ASSERT(w->st.steal_attempts > 0);
+		else
+			ASSERT_EQ(w->st.steal_attempts, 0);
+		spinning += w->searching;
+	}
+	ASSERT_EQ(spinning, 2);
+	hand_destroy(rt, e);
+}
+
 static void idle_stack_and_wakep(void)
 {
 	struct engine *e;
@@ -476,6 +500,7 @@ int main(void)
 	RUN(runnext_chain_preempted);
 	RUN(idle_stack_and_wakep);
 	RUN(yield_goes_global);
+	RUN(spinning_cap);
 	RUN(fib25_all);
 	return 0;
 }

@@ -540,6 +540,26 @@ static void yield_is_deferred(void)
 	hand_destroy(rt, e);
 }
 
+/*
+ * The searcher cap (idle.rs transition_worker_to_searching): a worker may
+ * search only while 2 * searching < workers. On 4 idle workers the first
+ * two searchers try every other worker; the third does not search at all.
+ */
+static void searcher_cap(void)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime(&policy_tokio, 4, NULL, &e);
+	for (uint32_t i = 1; i < 4; i++) {
+		struct worker *w = &rt->workers[i];
+		policy_tokio.tick_begin(w);
+		ASSERT(policy_tokio.find_work(w) == NULL);
+		ASSERT_EQ(w->searching, i < 3);
+		ASSERT_EQ(w->st.steal_attempts, (i < 3 ? 3 : 0));
+	}
+	ASSERT_EQ(tokio_num_searching(rt), 2);
+	hand_destroy(rt, e);
+}
+
 static void worker_limit(void)
 {
 	double kv[TOKIO_NKNOBS];
@@ -581,6 +601,7 @@ int main(void)
 	RUN(coop_budget_stops_ping_pong_in_1_28);
 	RUN(ewma_excludes_lifo_polls);
 	RUN(yield_is_deferred);
+	RUN(searcher_cap);
 	RUN(worker_limit);
 	RUN(fib25_all);
 	return 0;

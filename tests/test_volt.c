@@ -420,6 +420,40 @@ static void wake_order(void)
 	}
 }
 
+/*
+ * The periodic global check sits after the LIFO slot and the ring in
+ * findWork (Scheduler.zig), so it is reached only when both are empty: a
+ * global task waits behind all local work however small the interval
+ * (the design's "every interval ticks" never fires while local work
+ * exists). Once the ring is empty and `interval` polls have passed, the
+ * check fires and takes the global task.
+ */
+static void global_check_waits_for_local_work(void)
+{
+	static const char *const knobs[] = { "interval=8", "lifo_cap=0", NULL };
+	struct engine *e;
+	struct runtime *rt = hand_runtime(1, knobs, &e);
+	struct worker *w = &rt->workers[0];
+	static struct task local[50];
+	struct task g;
+	task_init(&g, &dummy_vt);
+	inject_push(&rt->inject, &g);
+	policy_volt.tick_begin(w);
+	for (int i = 0; i < 50; i++) {
+		task_init(&local[i], &dummy_vt);
+		rt_push_local(w, &local[i]);
+	}
+	for (int i = 0; i < 50; i++)
+		ASSERT(policy_volt.find_work(w) == &local[i]);	/* 50 > 8 polls */
+	ASSERT_EQ(w->st.interval_checks, 0);
+	ASSERT_EQ(inject_len(&rt->inject), 1);
+	ASSERT(policy_volt.find_work(w) == &g);
+	ASSERT_EQ(w->st.interval_checks, 1);
+	ASSERT_EQ(w->st.global_tasks, 1);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
 static void batch_sizes(void)
 {
 	ASSERT_EQ(volt_batch_size(0, 4, 4, 64), 4);
@@ -512,6 +546,7 @@ int main(void)
 	RUN(variants_change_one_knob);
 	RUN(steal_one_victims);
 	RUN(wake_order);
+	RUN(global_check_waits_for_local_work);
 	RUN(more_than_64_workers_refused);
 	RUN(remote_spawn_wakes_parked_worker);
 	return 0;
