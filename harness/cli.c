@@ -94,17 +94,18 @@ static const struct opt opts[] = {
 	  "stop a run in which no task completes for SEC seconds, report its state, exit 3; "
 	  "0 = off (default 30)" },
 	{ "json", OPT_JSON, true, false, "PATH",
-	  "result file, - for stdout (default: a new file under ./results)" },
+	  "result file, - for stdout (default: a new file under ./results; with several "
+	  "policies PATH.EXT stands for PATH.<policy>.EXT)" },
 	{ "no-json", OPT_NO_JSON, false, false, NULL, "write no result file" },
 	{ "trace", OPT_TRACE, true, false, "PATH",
 	  "write the first measured trial's timeline (polls, ticks with steals, parks) as "
-	  "Chrome trace events for Perfetto (with several policies: PATH.<policy>)" },
+	  "Chrome trace events for Perfetto (with several policies: PATH.<policy>.EXT)" },
 	{ "trace-events", OPT_TRACE_EVENTS, true, false, "N",
 	  "most events recorded per worker for --trace, 1..10000000 (default 100000)" },
 	{ "hdr", OPT_HDR, true, false, "PATH",
 	  "also write the latency histogram (end-to-end for request workloads, else "
 	  "scheduling delay) as an HdrHistogram percentile distribution in us "
-	  "(with several policies: PATH.<policy>)" },
+	  "(with several policies: PATH.<policy>.EXT)" },
 	{ "no-baseline", OPT_NO_BASELINE, false, false, NULL, "skip the sequential baseline" },
 	{ "pin", OPT_PIN, true, false, "none|compact|scatter|list:CPU,...",
 	  "threads: pin worker i to a CPU of the machine's topology (hwloc): compact fills "
@@ -958,9 +959,11 @@ static int resolve(struct cli *c, char *err, size_t len)
 	rc = check_distinct(c, err, len);
 	if (rc)
 		return rc;
-	if (c->json_path && c->npolicies > 1)
-		return fail(err, len, "--json names one file; with several policies each gets "
-				      "its own default file (or use --no-json)");
+	if (c->npolicies > 1 && ((c->json_path && strcmp(c->json_path, "-") == 0) ||
+				 (c->hdr_path && strcmp(c->hdr_path, "-") == 0) ||
+				 (c->trace_path && strcmp(c->trace_path, "-") == 0)))
+		return fail(err, len, "- is one stream: with several policies --json, --hdr and "
+				      "--trace name one file per policy (r.json: r.volt.json, ...)");
 	if ((c->explore || c->explore_seed_given) && c->npolicies != 1)
 		return fail(err, len, "--explore takes one policy");
 	rc = resolve_params(c, err, len);

@@ -74,14 +74,23 @@ static void abort_outputs(size_t n)
 	}
 }
 
-/* --hdr and --trace with several policies name a prefix: PATH.<variant>. */
+/*
+ * With several policies, each output PATH stands for one file per variant,
+ * its name before the extension: r.json gives r.volt.json and
+ * r.volt-lifo_cap=0.json; a name without an extension gets it at the end.
+ */
 static void output_path(char *buf, size_t len, const char *path, size_t n,
 			const struct run_config *cfg)
 {
 	char name[CLI_NAME_MAX * 3];
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash + 1 : path, '.');
 
 	if (n == 1)
 		snprintf(buf, len, "%s", path);
+	else if (dot && dot != (slash ? slash + 1 : path))
+		snprintf(buf, len, "%.*s.%s%s", (int)(dot - path), path,
+			 file_name(cfg, name, sizeof name), dot);
 	else
 		snprintf(buf, len, "%s.%s", path, file_name(cfg, name, sizeof name));
 }
@@ -100,15 +109,9 @@ static int open_outputs(const struct cli *c, struct run_config *cfgs, size_t n,
 	size_t np = 0;
 	char err[2 * PATH_MAX + 128], stamp[32];
 
-	if (n > 1 && ((c->hdr_path && strcmp(c->hdr_path, "-") == 0) ||
-		      (c->trace_path && strcmp(c->trace_path, "-") == 0))) {
-		print_error("--hdr - and --trace - name one stream; with several policies they "
-			    "name a prefix (PATH.<policy>)");
-		return EXIT_BAD_INPUT;
-	}
 	for (size_t i = 0; i < n; i++) {
 		if (c->json_path) {
-			snprintf(paths[np], PATH_MAX, "%s", c->json_path);
+			output_path(paths[np], PATH_MAX, c->json_path, n, &cfgs[i]);
 			whats[np] = "result";
 			files[np++] = &out_json[i];
 		}

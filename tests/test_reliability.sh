@@ -44,7 +44,7 @@ pass() {
 	passed=$((passed + 1))
 	echo "ok: $*"
 }
-outputs="stdout dev-stdout symlink fifo dev-null tmp-names names"
+outputs="stdout dev-stdout symlink fifo dev-null tmp-names several names"
 runs="sigint sigterm sighup sigquit sigabrt watchdog wrong-answer calibrate-sigint calibrate-sigterm"
 wanted() {
 	[ ${#only[@]} -eq 0 ] && return 0
@@ -210,6 +210,19 @@ if wanted dev-null; then
 	"$harness" "${small[@]}" --json /dev/null --hdr /dev/null >"$tmp/out" 2>"$tmp/err" &&
 		[ -c /dev/null ] && [ -z "$(ls -A)" ] && pass "dev-null: /dev/null stays a device" ||
 		fail "dev-null: exit status or /dev/null changed: $(ls -la /dev/null)"
+fi
+
+if wanted several; then
+	box
+	"$harness" --policy=volt,volt:lifo_cap=0 --workload=fib --param n=16 --workers 2 --trials 1 \
+		--warmup 0 --json r.json --hdr lat.hgrm >"$tmp/out" 2>"$tmp/err" ||
+		fail "several: exit status $?"
+	want="lat.volt-lifo_cap=0.hgrm lat.volt.hgrm r.volt-lifo_cap=0.json r.volt.json "
+	got=$(ls -A | LC_ALL=C sort | tr '\n' ' ')
+	[ "$got" = "$(echo "$want" | tr ' ' '\n' | LC_ALL=C sort | tr '\n' ' ' | sed 's/^ //')" ] &&
+		/usr/bin/python3 -m json.tool r.volt-lifo_cap=0.json >/dev/null &&
+		pass "several: one file per variant, the name before the extension" ||
+		fail "several: wrote '$got', expected '$want'"
 fi
 
 # Names of enumerated values: accepted, printed in the summary, kept as
