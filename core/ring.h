@@ -121,11 +121,9 @@ static inline enum ring_push_result ring_push(struct ring *r, struct task *t,
  */
 void ring_push_batch(struct ring *r, struct task *const *ts, uint32_t n);
 
-/* Owner: pop the oldest task, or NULL. */
-static inline struct task *ring_pop(struct ring *r)
+/* ring_pop's body, from a head and tail the owner has just read. */
+static inline struct task *ring_pop_at(struct ring *r, uint64_t h, uint32_t tail)
 {
-	uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
-	uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 	for (;;) {
 		uint32_t real = ring_real(h), steal = ring_steal_idx(h);
 		if (real == tail)
@@ -144,18 +142,49 @@ static inline struct task *ring_pop(struct ring *r)
 			/* The tasks behind this one are polled soon and may
 			 * have been queued long ago (the ring is FIFO): fetch
 			 * a header a few pops ahead (a prefetch never faults,
-			 * and the slot is ours to read). The continuation is
-			 * fetched only for the task we now own: a task still
-			 * in the ring may be stolen, completed and its memory
-			 * reused meanwhile, so its fields are not ours to read. */
-			uint32_t left = tail - real;
-			if (left > RING_PREFETCH_HEADER)
-				__builtin_prefetch(r->buf[(real + RING_PREFETCH_HEADER) & RING_MASK], 1);
+			 * and the slot is ours to read; past the tail it holds
+			 * an old pointer, which costs a wasted fetch at most).
+			 * The continuation is fetched only for the task we now
+			 * own: a task still in the ring may be stolen,
+			 * completed and its memory reused meanwhile, so its
+			 * fields are not ours to read. */
+			__builtin_prefetch(r->buf[(real + RING_PREFETCH_HEADER) & RING_MASK], 1);
 			struct task *t = r->buf[real & RING_MASK];
 			task_prefetch_cont(t);
 			return t;
 		}
 	}
+}
+
+/* Owner: pop the oldest task, or NULL. */
+static inline struct task *ring_pop(struct ring *r)
+{
+	uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+	uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	return ring_pop_at(r, h, tail);
+}
+
+/*
+ * Owner: push t at the tail, then pop the oldest task: ring_try_push and
+ * ring_pop in one pass over head and tail (a LIFO slot flushed into the
+ * ring just before the ring is polled). Returns NULL, with t not pushed,
+ * only if the ring is full; the caller then sheds as ring_try_push's
+ * caller would and pops as usual. Orderings as in those two.
+ */
+static inline struct task *ring_push_pop(struct ring *r, struct task *t, bool *pushed)
+{
+	uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+	uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	if (__builtin_expect(tail - ring_steal_idx(h) >= RING_CAP, 0)) {
+		*pushed = false;
+		return NULL;
+	}
+	r->buf[tail & RING_MASK] = t;
+	atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
+	*pushed = true;
+	/* Not empty now, unless thieves took everything since h was read:
+	 * then the CAS fails and the reloaded head says so. */
+	return ring_pop_at(r, h, tail + 1);
 }
 
 enum steal_outcome {

@@ -101,6 +101,10 @@ struct task_vtable {
 	/* Called once, by the worker whose poll returned TASK_DONE, after the
 	 * task is marked complete. Frees the task (may be NULL). */
 	void (*drop)(struct task *t, struct worker *w);
+	/* Instead of a drop: the task is one task-pool block (rt_task_alloc
+	 * of at most TASKPOOL_BLOCK bytes), which the core hands back to the
+	 * completing worker's pool itself, without a call. */
+	bool pooled;
 };
 
 struct task {

@@ -36,6 +36,17 @@ static inline void poll_pending(struct worker *w, struct task *t, uint32_t begin
 	}
 }
 
+/* A task is done: give its memory back (the pool block inline, or the
+ * workload's drop). */
+static inline void drop_task(struct worker *w, struct task *t)
+{
+	const struct task_vtable *vt = t->vt;
+	if (vt->pooled)
+		taskpool_free(&w->pool, t);
+	else if (vt->drop)
+		vt->drop(t, w);
+}
+
 /*
  * One poll and what its result asks for, inlined into the step loops. It
  * does not count the poll (the callers do: per tick in worker_step, per
@@ -51,8 +62,7 @@ static inline __attribute__((always_inline)) void run_task(struct worker *w, str
 	if (__builtin_expect(r == TASK_DONE, 1)) {
 		task_complete(t);
 		w->st.completions++;
-		if (t->vt->drop)
-			t->vt->drop(t, w);
+		drop_task(w, t);
 		return;
 	}
 	poll_pending(w, t, begin, r);
@@ -80,8 +90,7 @@ void worker_run_task(struct worker *w, struct task *t)
 		task_complete(t);
 		w->st.completions++;
 		publish_progress(w);
-		if (t->vt->drop)
-			t->vt->drop(t, w);
+		drop_task(w, t);
 		return;
 	}
 	poll_pending(w, t, begin, r);

@@ -417,9 +417,10 @@ static inline struct task *local_pop(struct worker *w, struct volt_worker *vw)
 		}
 		/* Cap reached: the slot's task joins the ring's FIFO order
 		 * (and becomes stealable) instead of being skipped. */
-		rt_push_local(w, t);
+		t = rt_push_pop_local(w, t);
+	} else {
+		t = ring_pop(&w->sh->ring);
 	}
-	t = ring_pop(&w->sh->ring);
 	if (t)
 		w->st.local_pops++;
 	return t;

@@ -126,15 +126,10 @@ static enum task_poll fib_poll(struct task *t, struct worker *w)
 	return fib_fork(node, w);
 }
 
-static void fib_drop(struct task *t, struct worker *w)
-{
-	rt_task_free(w, t, sizeof(struct fib_node));
-}
-
 static const struct task_vtable fib_vt = {
 	.name = "fib",
 	.poll = fib_poll,
-	.drop = fib_drop,
+	.pooled = true,		/* a TASKPOOL_BLOCK block, freed by the core */
 };
 
 /* Task nodes of fib(n) with the given cutoff. */

@@ -166,15 +166,10 @@ static enum task_poll nq_poll(struct task *t, struct worker *w)
 	return TASK_DONE;
 }
 
-static void nq_drop(struct task *t, struct worker *w)
-{
-	rt_task_free(w, t, sizeof(struct nq_node));
-}
-
 static const struct task_vtable nq_vt = {
 	.name = "nqueens",
 	.poll = nq_poll,
-	.drop = nq_drop,
+	.pooled = true,		/* a TASKPOOL_BLOCK block, freed by the core */
 };
 
 static void *nq_create(const double *p, uint32_t workers, uint64_t seed)

@@ -107,15 +107,10 @@ static enum task_poll sm_leaf_poll(struct task *t, struct worker *w)
 	return TASK_DONE;
 }
 
-static void sm_leaf_drop(struct task *t, struct worker *w)
-{
-	rt_task_free(w, t, sizeof(struct sm_leaf));
-}
-
 static const struct task_vtable sm_leaf_vt = {
 	.name = "spawn-many-leaf",
 	.poll = sm_leaf_poll,
-	.drop = sm_leaf_drop,
+	.pooled = true,		/* a TASKPOOL_BLOCK block, freed by the core */
 };
 
 static struct sm_leaf *leaf_new(struct runtime *rt, struct worker *w, uint32_t index)
@@ -138,15 +133,10 @@ static enum task_poll sm_root_poll(struct task *t, struct worker *w)
 	return TASK_DONE;
 }
 
-static void sm_root_drop(struct task *t, struct worker *w)
-{
-	rt_task_free(w, t, sizeof(struct sm_root));
-}
-
 static const struct task_vtable sm_root_vt = {
 	.name = "spawn-many-root",
 	.poll = sm_root_poll,
-	.drop = sm_root_drop,
+	.pooled = true,		/* a TASKPOOL_BLOCK block, freed by the core */
 };
 
 static uint64_t expected_tasks(const struct spawn_many *s)
