@@ -48,6 +48,7 @@ enum opt_id {
 	OPT_PROBE_C2C,
 	OPT_CALIBRATE,
 	OPT_QUIET,
+	OPT_CHECK,
 	OPT_VERSION,
 	OPT_HELP,
 };
@@ -119,6 +120,10 @@ static const struct opt opts[] = {
 	  "measure the sim costs on this machine, write them to PATH (for --costs) and exit" },
 	{ "quiet", OPT_QUIET, false, false, NULL,
 	  "print only errors and stall reports: no progress, no summary" },
+	{ "check", OPT_CHECK, false, false, NULL,
+	  "validate the whole command line (names, ranges, the policy's and workload's own "
+	  "checks), print the variants it would run and exit without running (sweep.py checks "
+	  "a grid this way)" },
 	{ "version", OPT_VERSION, false, false, NULL, "print the version and git revision, exit" },
 	{ "help", OPT_HELP, false, false, NULL, "this text (also -h)" },
 };
@@ -516,6 +521,9 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 		return 0;
 	case OPT_QUIET:
 		c->quiet = true;
+		return 0;
+	case OPT_CHECK:
+		c->check = true;
 		return 0;
 	case OPT_VERSION:
 		c->version = true;

@@ -67,6 +67,7 @@ struct cli_list {
 struct cli {
 	bool help, version, list, probe_c2c;
 	bool quiet;		/* errors and stall reports only */
+	bool check;		/* --check: validate, print the variants, run nothing */
 	const char *calibrate_path;	/* --calibrate: measure the sim costs, write them here */
 
 	struct cli_policy policies[CLI_MAX_POLICIES];	/* the variants, in run order */

@@ -491,6 +491,14 @@ int main(int argc, char **argv)
 		cli_free(&c);
 		return 0;
 	}
+	if (c.check) {
+		/* Everything is resolved and checked by now; nothing is created. */
+		for (size_t i = 0; i < c.npolicies; i++)
+			printf("ok %s %s %u workers %s\n", c.policies[i].name, c.wl->name, c.workers,
+			       c.sim ? "sim" : "threads");
+		cli_free(&c);
+		return 0;
+	}
 	if (c.calibrate_path) {
 		int rc = run_calibrate(c.calibrate_path, c.quiet);
 		cli_free(&c);

@@ -18,7 +18,13 @@ file(s) exist is skipped, which is how an interrupted sweep resumes. The harness
 result to a temporary name and renames it (docs/results.md), so a file under the final name is
 always complete. Runs execute in an order shuffled with a fixed seed (--shuffle-seed).
 
-Progress goes to stderr; DIR/sweep.log records every start and end of a run with its host;
+Before the first run, every run's command line goes through `harness --check`: a grid with a
+run that cannot run stops with one error naming every bad run. Ctrl-C lets the running runs
+of the parallel backends finish (a second one kills them); -j > 1 with threads-engine runs
+warns that they disturb each other's timings.
+
+Progress goes to stderr (redrawn every second on a terminal); DIR/sweep.log records every
+start and end of a run with its host;
 DIR/logs/<id>.out and .err hold the harness's own output; DIR/commands.sh lists the harness
 command line of every run of the grid in execution order.
 
@@ -312,6 +318,28 @@ def load_grid(path, harness_override=None):
     return grid.get("name", os.path.splitext(os.path.basename(path))[0]), harness, runs
 
 
+def check_runs(harness, runs):
+    """Every run's command line through `harness --check`, which resolves and validates it
+    exactly as a real run would (names, ranges, the policy's and workload's own checks)
+    without running anything. Dies with one error naming every run that cannot run, before
+    the first run starts."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def check(r):
+        p = subprocess.run([harness, "--check"] + r.harness_args(), capture_output=True,
+                           text=True, stdin=subprocess.DEVNULL)
+        return r, p.returncode, (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[0]
+
+    with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as ex:
+        bad = [(r, why) for r, rc, why in ex.map(check, runs) if rc != 0]
+    if bad:
+        lines = ["%d of %d runs cannot run (nothing was started):" % (len(bad), len(runs))]
+        for r, why in bad:
+            lines.append("  %s %s: %s" % (r.id, " ".join(r.harness_args()),
+                                          why.replace("harness: ", "", 1)))
+        die("\n".join(lines))
+
+
 def shuffled(runs, seed):
     """A fixed order for a grid: sorted by id, then shuffled with the seed. Resuming keeps the
     order of the runs that remain."""
@@ -361,9 +389,10 @@ def install_signals():
     signal.signal(signal.SIGINT, _on_signal)
 
 
-def run_one(out, rid, expect, cmd):
+def run_one(out, rid, expect, cmd, tick=None):
     """Run one harness invocation into out. expect maps policy -> result file name. Returns
-    the exit status (0 if the results already existed)."""
+    the exit status (0 if the results already existed). tick(), if given, is called about
+    once a second while the run lasts."""
     global _child
     paths = {p: os.path.join(out, f) for p, f in expect.items()}
     if all(os.path.exists(p) for p in paths.values()):
@@ -385,7 +414,13 @@ def run_one(out, rid, expect, cmd):
             fe.write("sweep: cannot start %s: %s\n" % (cmd[0], e))
             append_log(out, "fail %s rc=127 host=%s" % (rid, host))
             return 127
-        rc = _child.wait()
+        while True:
+            try:
+                rc = _child.wait(timeout=1.0)
+                break
+            except subprocess.TimeoutExpired:
+                if tick:
+                    tick()
         _child = None
     secs = time.monotonic() - t0
     if rc == 0 and len(paths) > 1:
@@ -457,7 +492,11 @@ class Progress:
         self.failed = 0
         self.last_done, self.last_t, self.last_failed = -1, 0.0, 0
 
-    def show(self, done_now, final=False):
+    def show(self, done_now, final=False, running=None):
+        """The progress line: runs done (and how many existed), failed, running, left, the
+        time elapsed and an estimate of the rest. On a terminal it is redrawn in place every
+        call (the backends call it at least once a second); otherwise a line every 10 s at
+        most."""
         done = self.existing + done_now
         now = time.monotonic()
         # Without a terminal, a line every 10 s at most (and the last one), not one per run.
@@ -470,9 +509,9 @@ class Progress:
         el = now - self.t0
         left = self.total - done - self.failed
         eta = "ETA %s" % fmt_secs(el / done_now * left) if done_now > 0 else "ETA ?"
-        msg = "sweep: %d/%d done (%d existed%s), %s elapsed, %s" % (
-            done, self.total, self.existing,
-            ", %d failed" % self.failed if self.failed else "", fmt_secs(el), eta)
+        msg = "sweep: %d/%d done (%d existed), %d failed, %s%d left, %s elapsed, %s" % (
+            done, self.total, self.existing, self.failed,
+            "%d running, " % running if running else "", left, fmt_secs(el), eta)
         if self.tty:
             sys.stderr.write("\r" + msg + "\033[K" + ("\n" if final else ""))
         else:
@@ -492,6 +531,22 @@ def fmt_secs(s):
 # --------------------------------------------------------------------------------------------
 # Backends.
 
+def _running_ids(out):
+    """The runs sweep.log records a start of and no end (done or fail) since."""
+    ids = set()
+    try:
+        with open(os.path.join(out, "sweep.log")) as f:
+            for line in f:
+                w = line.split()
+                if len(w) > 2 and w[1] == "start":
+                    ids.add(w[2])
+                elif len(w) > 2 and w[1] in ("done", "fail"):
+                    ids.discard(w[2])
+    except OSError:
+        pass
+    return ids
+
+
 def write_commands(out, order, harness):
     """DIR/commands.sh: the harness command of every run of the grid, in execution order."""
     path = os.path.join(out, "commands.sh")
@@ -508,10 +563,13 @@ def run_local(out, pending, harness, progress):
     install_signals()
     done_now = 0
     failures = 0
+    current = [None]
     for r in pending:
         if _stop:
             break
-        rc = run_one(out, r.id, r.files(), [harness] + r.harness_args())
+        current[0] = r.id
+        rc = run_one(out, r.id, r.files(), [harness] + r.harness_args(),
+                     tick=lambda: progress.show(done_now, running=1))
         if _stop:
             break
         if rc == 0:
@@ -524,7 +582,11 @@ def run_local(out, pending, harness, progress):
         progress.show(done_now)
     progress.show(done_now, final=True)
     if _stop:
-        print("sweep: interrupted; rerun the same command to resume", file=sys.stderr)
+        if current[0] and not any(r.id == current[0] and r.done(out) for r in pending):
+            print("sweep: interrupted: run %s was stopped and left no result; rerun the same "
+                  "command to resume (it runs again)" % current[0], file=sys.stderr)
+        else:
+            print("sweep: interrupted; rerun the same command to resume", file=sys.stderr)
         return 143
     return 1 if failures else 0
 
@@ -542,17 +604,32 @@ def run_parallel(out, pending, harness, progress, jobs, hosts):
         argv += ["--sshloginfile", hosts]
     argv += ["::::", cmds]
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+        # A session of its own: Ctrl-C at the terminal reaches this script only, not
+        # parallel and the harness runs, so the running runs are not killed by it.
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, start_new_session=True)
     except OSError as e:
         die("cannot start GNU parallel: %s" % e, 1)
+    signals = [0]
 
     def forward(signum, frame):
-        # GNU parallel stops starting jobs on the first SIGTERM and waits for the running
-        # ones; they finish and keep their results.
+        # GNU parallel stops starting jobs on SIGHUP and waits for the running ones, which
+        # finish and keep their results (SIGTERM would kill them: its manual, "If you
+        # regret starting a lot of jobs"). A second signal sends SIGTERM: the runs are
+        # killed, their harness removes its temporary file, and a rerun runs them again.
         global _stop
         _stop = True
+        signals[0] += 1
+        running = len(_running_ids(out) & set(r.id for r in pending))
+        if signals[0] == 1:
+            sys.stderr.write("\nsweep: interrupted: no new run starts; waiting for the %d "
+                             "running run(s) to finish and keep their results (interrupt "
+                             "again to kill them: they would run again on the next "
+                             "sweep)\n" % running)
+        else:
+            sys.stderr.write("\nsweep: killing the running run(s); they leave no result and "
+                             "run again on the next sweep\n")
         if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
+            proc.send_signal(signal.SIGHUP if signals[0] == 1 else signal.SIGTERM)
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)
     while True:
@@ -560,7 +637,8 @@ def run_parallel(out, pending, harness, progress, jobs, hosts):
             rc = proc.wait(timeout=1.0)
             break
         except subprocess.TimeoutExpired:
-            progress.show(sum(1 for r in pending if r.done(out)))
+            running = len(_running_ids(out) & set(r.id for r in pending))
+            progress.show(sum(1 for r in pending if r.done(out)), running=running)
     progress.failed = 0
     done_now = sum(1 for r in pending if r.done(out))
     progress.failed = len(pending) - done_now if not _stop else 0
@@ -634,6 +712,7 @@ def write_slurm(out, name, pending, harness, script, opts):
 
 def cmd_run(a):
     name, harness, runs = load_grid(a.grid, a.harness)
+    check_runs(harness, runs)
     out = a.out
     os.makedirs(out, exist_ok=True)
     order = shuffled(runs, a.shuffle_seed)
@@ -661,6 +740,13 @@ def cmd_run(a):
         name, total, existing, len(pending), backend, out), file=sys.stderr)
     if not pending:
         return 0
+    nthreads = sum(1 for r in pending if r.engine == "threads")
+    if a.jobs and a.jobs > 1 and not a.hosts and nthreads:
+        print("sweep: warning: -j %d runs %d threads-engine run(s) side by side on this machine: "
+              "they compete for its cores and disturb each other's timings (use -j 1 for "
+              "measurements; the sim engine is unaffected)" % (a.jobs, nthreads),
+              file=sys.stderr)
+        append_log(out, "warning: -j %d with %d threads-engine runs" % (a.jobs, nthreads))
     progress = Progress(total_this, existing, a.jobs or 1)
     if a.hosts or (a.jobs and a.jobs > 1):
         return run_parallel(out, pending, harness, progress, a.jobs, a.hosts)

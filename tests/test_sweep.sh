@@ -15,7 +15,15 @@
 
 set -u
 
-harness=${1:?usage: test_sweep.sh HARNESS}
+harness=${1:?usage: test_sweep.sh HARNESS [grid|control]}
+# PART: grid (sections 1-7: results, resume, backends, merge, bad grids) or control
+# (8-9: the grid checked before any run, -j on threads, Ctrl-C, terminal progress); both
+# by default. ctest runs each part as its own test, to keep every test short.
+part=${2:-all}
+case $part in
+all | grid | control) ;;
+*) echo "test_sweep: unknown part '$part' (grid, control)" >&2; exit 2 ;;
+esac
 [ -x "$harness" ] || { echo "test_sweep: $harness is not an executable file" >&2; exit 1; }
 harness=$(cd "$(dirname "$harness")" && pwd)/$(basename "$harness")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,6 +89,7 @@ cat >grid_same.json <<'EOF'
 }
 EOF
 
+if [ "$part" != control ]; then
 # --- 1. one result per configuration -----------------------------------------
 sw run grid.json --out seq >out 2>err || fail "sequential sweep exited $?"
 n=$(count_json seq)
@@ -319,6 +328,77 @@ bad "unknown policy" "nosuch" '{"policies": ["nosuch"], "workloads": ["fib"]}'
 bad "a knob no policy has" "lifo_cap" '{"policies": ["static-partition"], "workloads": ["fib"], "set": {"lifo_cap": [0]}}'
 bad "a parameter no workload has" "dist" '{"policies": ["volt"], "workloads": ["fib"], "params": {"dist": [1]}}'
 bad "unknown grid key" "polices" '{"polices": ["volt"], "workloads": ["fib"]}'
+
+fi
+
+if [ "$part" != grid ]; then
+# --- 8. the grid is checked before the first run -----------------------------
+cat >badvals.json <<'EOF'
+{"policies": ["volt", "tokio"], "workloads": ["fib"], "engines": ["sim"],
+ "params": {"n": [12, 70]}, "set": {"lifo_cap": [0, "lots"]},
+ "options": {"trials": 1, "warmup": 0}}
+EOF
+sw run badvals.json --out badvals >out 2>err
+st=$?
+[ "$st" -eq 2 ] || fail "a grid with bad values: exit $st, expected 2"
+grep -q '^sweep: 6 of 8 runs cannot run (nothing was started):' err ||
+	fail "bad values: no summary naming 6 of 8 runs: $(head -n 1 err)"
+[ "$(grep -c 'n: 70 is out of range' err)" -eq 2 ] || fail "bad values: n=70 (with lifo_cap=0) not named twice"
+[ "$(grep -c "lifo_cap: 'lots'" err)" -eq 4 ] || fail "bad values: lifo_cap=lots not named 4 times"
+[ "$(count_json badvals 2>/dev/null || echo 0)" -eq 0 ] || fail "bad values: something ran"
+[ -e badvals/sweep.log ] && fail "bad values: a sweep.log was started"
+pass "a grid with n=70 and lifo_cap=lots: one error naming the 6 bad runs of 8, nothing run"
+
+# --- 9. -j 2 on threads, Ctrl-C, progress ----------------------------------------
+# Real-thread runs of about a second each (spin work), six of them.
+cat >second.json <<'EOF'
+{"policies": ["volt", "tokio", "central-queue"], "workloads": ["imbalanced"], "workers": [1],
+ "params": {"t0_ms": 250, "t1_ms": 250, "t2_ms": 250, "t3_ms": 250, "task_us": 1000},
+ "repeats": 2, "options": {"trials": 1, "warmup": 0, "no-baseline": true}}
+EOF
+# Ctrl-C at a terminal signals the whole foreground process group: setsid makes the sweep
+# one, and kill -INT to the group is what the terminal would send.
+setsid "$py" "$sweep" run second.json --out intr -j 2 --harness "$harness" >out 2>err &
+bgpid=$!
+for ((i = 0; i < 1500; i++)); do
+	[ "$(awk '$2 == "start"' intr/sweep.log 2>/dev/null | wc -l)" -ge 2 ] && break
+	sleep 0.02
+done
+kill -INT -- -"$bgpid"
+wait "$bgpid"
+st=$?
+bgpid=
+[ "$st" -eq 143 ] || fail "Ctrl-C with -j 2: exit $st, expected 143"
+grep -q 'warning: -j 2 runs 6 threads-engine run' err || fail "-j 2 on threads: no warning"
+grep -q 'waiting for the [0-9]* running run(s) to finish' err || fail "Ctrl-C: no word on the running runs"
+starts=$(awk '$2 == "start"' intr/sweep.log | wc -l)
+dones=$(awk '$2 == "done"' intr/sweep.log | wc -l)
+[ "$starts" -ge 2 ] && [ "$starts" -lt 6 ] || fail "Ctrl-C: $starts runs started, expected 2..5"
+[ "$dones" -eq "$starts" ] && [ "$(count_json intr)" -eq "$starts" ] ||
+	fail "Ctrl-C killed running runs: $starts started, $dones done, $(count_json intr) results"
+pass "-j 2 on threads warns; Ctrl-C lets the $starts running runs finish with their results, starts no more"
+
+# On a terminal (script(1) gives the sweep a pseudo-terminal) the progress line is redrawn
+# while a run lasts, not only between runs.
+if command -v script >/dev/null; then
+	cat >two.json <<'EOF'
+{"policies": ["volt", "tokio"], "workloads": ["imbalanced"], "workers": [1],
+ "params": {"t0_ms": 400, "t1_ms": 400, "t2_ms": 400, "t3_ms": 400, "task_us": 1000},
+ "options": {"trials": 1, "warmup": 0, "no-baseline": true}}
+EOF
+	script -qfec "$py $sweep run two.json --out tty --harness $harness" /dev/null >tty.out 2>&1 ||
+		fail "sweep under script(1) exited $?"
+	ticks=$(tr '\r' '\n' <tty.out | grep -c '1 running')
+	[ "$ticks" -ge 2 ] || fail "terminal progress: $ticks redraws during the 2 runs of ~1.6 s"
+	tr '\r' '\n' <tty.out | grep -q 'sweep: 2/2 done (0 existed), 0 failed, 0 left' ||
+		fail "terminal progress: no final line"
+	pass "terminal progress redrawn $ticks times while the runs ran (runs done, failed, running, left, ETA)"
+else
+	[ "${CI:-}" = true ] && fail "no script(1) (bsdutils) under CI"
+	echo "test_sweep: terminal progress not checked: no script(1)"
+fi
+
+fi
 
 echo "test_sweep: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -128,6 +128,17 @@ EOF
 done
 pass "volt:lifo_cap=0 makes no LIFO poll and is named volt[lifo_cap=0] in its result"
 
+# --check resolves the variants and runs nothing.
+"$harness" --check --policy volt,volt:lifo_cap=0 --set interval=0,61 "${sim[@]}" \
+	>"$tmp/out" 2>"$tmp/err" </dev/null || fail "--check: exit status $?"
+[ "$(cat "$tmp/out")" = "ok volt[interval=0] fib 4 workers sim
+ok volt[interval=61] fib 4 workers sim
+ok volt[lifo_cap=0,interval=0] fib 4 workers sim
+ok volt[lifo_cap=0,interval=61] fib 4 workers sim" ] || fail "--check: not the four variants"
+[ -s "$tmp/err" ] && fail "--check printed progress"
+[ -e "$tmp/results" ] && fail "--check wrote results"
+pass "--check lists the 4 variants and runs nothing"
+
 # expect_bad NAME WORD ARGS...: exit 2, one stderr line containing WORD.
 expect_bad() {
 	local name=$1 word=$2
