@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(gcc clang make cmake pkg-config git libjemalloc-dev libjansson-dev nettle-dev libhwloc-dev
-	python3 python3-matplotlib python3-jsonschema gnuplot-nox parallel chromium valgrind)
+	python3 python3-matplotlib python3-jsonschema gnuplot-nox parallel chromium valgrind time)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
