@@ -7,6 +7,8 @@
 #                    service, with the M/M/1 and M/M/16 curves (the ZygOS figure)
 #   3-tokio-shapes/  Tokio's scheduler benchmarks (spawn-many local and remote, chained-spawn,
 #                    yield-many, ping-pong) for every policy, threads engine, 2 workers
+#   4-ablation/      volt against volt with one mechanism changed, tokio, tokio-1.28 and go:
+#                    makespan (open-loop: p99) relative to volt, threads at 2 workers, sim at 16, 64
 #
 # Each directory holds its grid (grid.json), the raw results and harness logs (raw*/, written
 # by scripts/sweep.py), the tables (*.md, *.tex), the figures (*.png) and commands.sh: every
@@ -24,7 +26,7 @@
 #   scripts/reproduce.sh --table KIND DIR...   print one of the tables below (Markdown) from
 #                                              result directories: imbalanced, p99-load, ops
 #
-# About 5 minutes on a 2-core machine, most of it the threads-engine runs of part 1.
+# About 12 minutes on a 2-core machine, most of it the threads-engine runs of parts 1 and 4.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -41,6 +43,9 @@ sys.path.insert(0, os.path.join(os.getcwd(), "scripts"))
 import harnesslib as hl
 
 kind, dirs = sys.argv[1], sys.argv[2:]
+out = None
+if kind == "ablation-figure":       # ablation-figure OUT.png DIR...
+    out, dirs = dirs[0], dirs[1:]
 results = hl.load_all(dirs)
 if not results:
     sys.exit("reproduce: no results in %s" % " ".join(dirs))
@@ -151,8 +156,79 @@ elif kind == "ops":
             m = hl.median(per)
             row.append("%s%s" % (sig(m), ci_text(hl.median_ci95(per))))
         print("| %s | %s |" % (pol, " | ".join(row)))
+elif kind in ("ablation", "ablation-figure"):
+    # volt against each variant: per engine and worker count, the median makespan (open-loop:
+    # the pooled p99 latency) over volt's, with the ratio of the medians' 95% intervals
+    # (lower over volt's upper, upper over volt's lower; conservative).
+    name = lambda r: r.config.get("variant") or r.policy
+    def col(r):
+        p = r.params
+        if r.workload == "open-loop":
+            return "open-loop %g" % float(p["load"])
+        return r.workload
+    cells = {}
+    for r in results:
+        key = (r.engine, r.workers, col(r), name(r))
+        if r.workload == "open-loop":
+            cells[key] = (r.percentile(0.99), None, None)
+        else:
+            ms = [t["makespan_ns"] for t in r.trials]
+            ci = hl.median_ci95(ms)
+            cells[key] = (hl.median(ms), ci[0], ci[1])
+    setups = sorted(set(k[:2] for k in cells), key=lambda e: (e[0] != "threads", e[1]))
+    cols = sorted(set(k[2] for k in cells), key=lambda c: (c.startswith("open-loop"), c))
+    variants = []
+    for k in cells:
+        if k[3] not in variants:
+            variants.append(k[3])
+    base = lambda v: v.split("[")[0]
+    variants.sort(key=lambda v: (v != "volt", not v.startswith("volt["), rank(base(v)), v))
+    def ratio(e, c, v):
+        a, b = cells.get(e + (c, v)), cells.get(e + (c, "volt"))
+        if not a or not b or not a[0] or not b[0]:
+            return None
+        r = a[0] / b[0]
+        lo = a[1] / b[2] if a[1] and b[2] else None
+        hi = a[2] / b[1] if a[2] and b[1] else None
+        return r, lo, hi
+    if out is None:
+        for e in setups:
+            print("%s engine, %d workers: makespan (open-loop: p99) relative to volt, median "
+                  "[95%% interval]\n" % e)
+            print("| variant | " + " | ".join(cols) + " |")
+            print("|---|" + "---:|" * len(cols))
+            for v in variants:
+                row = []
+                for c in cols:
+                    x = ratio(e, c, v)
+                    row.append("" if x is None else "%.2f%s" % (
+                        x[0], " [%.2f, %.2f]" % (x[1], x[2]) if x[1] and x[2] else ""))
+                print("| %s | %s |" % (v, " | ".join(row)))
+            print()
+    else:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        others = [v for v in variants if v != "volt"]
+        fig, axes = plt.subplots(1, len(setups), figsize=(5 * len(setups), 4.5), sharey=True,
+                                 squeeze=False)
+        for ax, e in zip(axes[0], setups):
+            wdt = 0.8 / len(cols)
+            for j, c in enumerate(cols):
+                ys = [ratio(e, c, v) for v in others]
+                xs = [i + (j - len(cols) / 2) * wdt + wdt / 2 for i in range(len(others))]
+                ax.bar(xs, [y[0] if y else 0 for y in ys], wdt, label=c)
+            ax.axhline(1.0, color="black", linewidth=0.8)
+            ax.set_xticks(range(len(others)))
+            ax.set_xticklabels(others, rotation=60, ha="right", fontsize=7)
+            ax.set_title("%s engine, %d workers" % e, fontsize=9)
+            ax.set_yscale("log")
+        axes[0][0].set_ylabel("makespan (open-loop: p99) / volt's")
+        axes[0][-1].legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(out, dpi=110)
 else:
-    sys.exit("reproduce: unknown table '%s' (imbalanced, p99-load, ops)" % kind)
+    sys.exit("reproduce: unknown table '%s' (imbalanced, p99-load, ops, ablation)" % kind)
 EOF
 }
 
@@ -180,7 +256,7 @@ fi
 H=$build/harness
 [ -x "$H" ] || { echo "reproduce: $H is not built (drop --no-setup)" >&2; exit 1; }
 REF=results/reference
-parts=(1-imbalanced 2-zygos 3-tokio-shapes)
+parts=(1-imbalanced 2-zygos 3-tokio-shapes 4-ablation)
 if ((!resume)); then
 	for p in "${parts[@]}"; do rm -rf "${REF:?}/$p"; done
 	rm -f "$REF/README.md"
@@ -327,6 +403,31 @@ run_to "$D" "$D/throughput.md" "$PY" scripts/tables.py --metric throughput "$D/r
 run "$D" "$PY" scripts/plot.py throughput -o "$D/throughput.png" "$D/raw"
 
 # ---------------------------------------------------------------------------------------------
+# 4. Ablations: volt against volt with one mechanism changed (no LIFO slot, an unbounded one,
+# the interval fixed at 61, steals of one task, the sleeper-stack wake order), and against
+# tokio, tokio-1.28 and go; all of them interleaved in one process per workload and engine.
+D=$REF/4-ablation
+begin "$D" "4. Ablations: volt against single-mechanism variants, tokio, tokio-1.28 and go"
+mkdir -p "$D/raw"
+ABL=volt,volt:lifo_cap=0,volt:lifo_cap=1000000000,fixed-interval-61,steal-one,volt:wake=1
+ABL=$ABL,tokio,tokio-1.28,go
+for setup in "threads 2 7" "sim 16 6" "sim 64 6"; do
+	read -r eng nw trials <<<"$setup"
+	for wl in fib:n=25 uts:preset=T3-small ping-pong yield-many open-loop:load=0.5 \
+		open-loop:load=0.8 open-loop:load=0.9; do
+		args=(--workload="${wl%%:*}")
+		[ "$wl" = "${wl#*:}" ] || args+=(--param "${wl#*:}")
+		# Sim open-loop at 64 workers: fewer requests (virtual idle time is stepped too).
+		[[ $eng = sim && $nw = 64 && $wl = open-loop* ]] && args+=(--param requests=2000)
+		run "$D" "$H" --policy="$ABL" "${args[@]}" --engine "$eng" --workers "$nw" \
+			--trials "$trials" --warmup 1 --no-baseline --quiet \
+			--json "$D/raw/${wl//[:=]/-}-$eng-${nw}w.json"
+	done
+done
+run_to "$D" "$D/ablation.md" scripts/reproduce.sh --table ablation "$D/raw"
+run "$D" scripts/reproduce.sh --table ablation-figure "$D/ablation.png" "$D/raw"
+
+# ---------------------------------------------------------------------------------------------
 # README.md: the machine, the time taken and every table.
 t_end=$(date +%s)
 secs=$((t_end - t_start))
@@ -410,6 +511,20 @@ $(cat "$REF/3-tokio-shapes/ns-per-op.md")
 Per task as the harness counts them (\`tables.py --metric ns-per-task\`):
 
 $(cat "$REF/3-tokio-shapes/ns-per-task.md")
+
+## 4. Ablations: volt against single-mechanism variants
+
+volt against volt with one mechanism changed (\`volt[lifo_cap=0]\`: no LIFO slot;
+\`volt[lifo_cap=1000000000]\`: no cap on it; \`fixed-interval-61\`: the global-queue interval
+fixed at 61; \`steal-one\`: steals of one task; \`volt[wake=1]\`: the sleeper-stack wake order)
+and against tokio, tokio-1.28 and go, all interleaved in one process per workload: fib(25),
+UTS T3-small, ping-pong, yield-many and open-loop (S = 100 us, exponential) at loads 0.5, 0.8
+and 0.9; threads engine at 2 workers (7 trials), sim engine at 16 and 64 workers (6 trials;
+2,000 requests per open-loop run at 64). Each cell is the median makespan (open-loop: the
+p99 latency of all trials' requests pooled) over volt's, with the ratio of the two medians'
+95% intervals (conservative); below 1 is faster than volt. Figure: \`4-ablation/ablation.png\`.
+
+$(cat "$REF/4-ablation/ablation.md")
 EOF
 } >"$REF/README.md.tmp"
 mv "$REF/README.md.tmp" "$REF/README.md"
