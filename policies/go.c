@@ -732,8 +732,9 @@ static void go_unparked(struct worker *w, enum park_wake how)
 
 const struct policy policy_go = {
 	.name = "go",
-	.summary = "Go runtime: runnext slot (inherits the time slice), global queue every 61 "
-		   "schedticks, 4 coprime-order steal passes, spinning threads, idle stack",
+	.summary = "Go runtime (proc.go, Go 1.21 and later): runnext slot (inherits the time "
+		   "slice), global queue every 61 schedticks, Gosched to the global queue, 4 "
+		   "coprime-order steal passes, spinning threads, idle stack",
 	.knobs = go_knobs,
 	.nknobs = GO_NKNOBS,
 	.init = go_init,

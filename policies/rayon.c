@@ -599,8 +599,9 @@ static void rayon_dump(struct runtime *rt, FILE *f)
 
 const struct policy policy_rayon = {
 	.name = "rayon",
-	.summary = "Rayon: Chase-Lev deques (owner LIFO, steal one oldest), random-start victim "
-		   "sweep, injector, JEC sleep protocol (32 rounds, sleepy, sleep; wake up to 2 on find)",
+	.summary = "Rayon (rayon-core 1.13): Chase-Lev deques (owner LIFO, steal one oldest), "
+		   "random-start victim sweep, injector, JEC sleep protocol (32 rounds, sleepy, "
+		   "sleep; wake up to 2 on find)",
 	.knobs = rayon_knobs,
 	.nknobs = RAYON_NKNOBS,
 	.check = rayon_check,

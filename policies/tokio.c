@@ -889,8 +889,9 @@ static void tokio_unparked(struct worker *w, enum park_wake how)
 
 const struct policy policy_tokio = {
 	.name = "tokio",
-	.summary = "Tokio 1.29+: LIFO slot (3 chained polls), self-tuning global interval "
-		   "clamp(200us/EWMA, 2, 127), half-steal, sleeper stack, last searcher notifies",
+	.summary = "Tokio 1.29 and later (modelled on 1.53): LIFO slot (3 chained polls), "
+		   "self-tuning global interval clamp(200us/EWMA, 2, 127), batch pulls, half-steal, "
+		   "sleeper stack, deferred yields, coop budget",
 	.knobs = tokio_knobs,
 	.nknobs = TOKIO_NKNOBS,
 	.knob_names = tokio_names,
