@@ -26,9 +26,16 @@ static __attribute__((noinline)) void record_delay(struct worker *w, struct task
 static inline void poll_pending(struct worker *w, struct task *t, uint32_t begin,
 				enum task_poll r)
 {
-	uint32_t joins = r >= TASK_JOIN_BASE ? (uint32_t)r - TASK_JOIN_BASE : 0;
-	CHECK(joins <= TASK_JOIN_MAX);
-	if (task_poll_end(t, begin, joins)) {
+	bool again;
+	/* Two instances of task_poll_end, each simplified for its case. */
+	if (r >= TASK_JOIN_BASE + 1) {
+		uint32_t joins = (uint32_t)r - TASK_JOIN_BASE;
+		CHECK(joins <= TASK_JOIN_MAX);
+		again = task_poll_end(t, begin, joins);
+	} else {
+		again = task_poll_end(t, begin, 0);	/* TASK_PENDING, TASK_JOIN(0) */
+	}
+	if (again) {
 		/* Woken, or joined, while it ran: exactly one more poll. */
 		w->st.repolls++;
 		rt_sample_due(w, t);

@@ -70,10 +70,11 @@ static __attribute__((noinline)) enum task_poll fib_fork(struct fib_node *node,
 							  struct worker *w)
 {
 	struct runtime *rt = w->rt;
+	uint32_t n = node->n, cutoff = node->cutoff;
 	struct fib_node *a = rt_task_alloc(rt, w, sizeof *a), *b = rt_task_alloc(rt, w, sizeof *b);
 	node->spawned = 1;
-	node_init(a, node->n - 2u, node->cutoff, node, 1);
-	node_init(b, node->n - 1u, node->cutoff, node, 0);
+	node_init(a, n - 2, cutoff, node, 1);
+	node_init(b, n - 1, cutoff, node, 0);
 	rt_spawn(w, &a->task);
 	rt_spawn(w, &b->task);
 	return TASK_JOIN(2);
