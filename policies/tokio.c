@@ -648,16 +648,23 @@ static struct task *steal_work(struct worker *w)
 
 /*
  * The maintenance tick (every event_interval ticks). Tokio polls the I/O
- * and timer driver here with a zero timeout; there is no driver yet, and
- * this is where one plugs in. After the poll Tokio wakes another worker if
+ * and timer driver here with a zero timeout, unless another worker holds
+ * the driver (parked in it). After the poll Tokio wakes another worker if
  * this one, not searching, holds more than one task (should_notify_others):
  * the driver may have filled its queue.
  */
 static __attribute__((noinline)) void maintenance(struct worker *w)
 {
 	TW(w)->maintenance++;
-	rt_poll_timers(w);
-	rt_poll_io(w);
+	/* park.rs park_timeout: the zero-timeout park polls the driver only
+	 * if it can take it (try_lock); a worker parked in the driver holds
+	 * it, and its events are its to deliver. Relaxed: a stale look only
+	 * moves one poll to the next maintenance tick. */
+	int32_t holder = atomic_load_explicit(&w->rt->timekeeper, memory_order_relaxed);
+	if (holder < 0 || holder == (int32_t)w->index) {
+		rt_poll_timers(w);
+		rt_poll_io(w);
+	}
 	/* park_yield: the zero-timeout park is followed by defer.wake(). */
 	wake_deferred(w);
 	if (!w->searching && (w->lifo != NULL) + ring_len(&w->sh->ring) > 1)

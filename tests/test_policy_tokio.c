@@ -560,6 +560,40 @@ static void searcher_cap(void)
 	hand_destroy(rt, e);
 }
 
+static uint32_t io_polls;
+static size_t count_io_poll(struct runtime *rt, struct worker *w, uint64_t now, void *arg)
+{
+	io_polls++;
+	return 0;
+}
+
+/*
+ * The maintenance tick polls the driver with a zero timeout only if it can
+ * take it (park.rs park_timeout, try_lock): while another worker is parked
+ * holding the driver, worker 0's maintenance at tick 61 skips the poll;
+ * with nobody holding it, it polls.
+ */
+static void maintenance_skips_held_driver(void)
+{
+	for (int held = 0; held < 2; held++) {
+		struct engine *e;
+		struct runtime *rt = hand_runtime(&policy_tokio, 2, NULL, &e);
+		struct worker *w = &rt->workers[0];
+		static struct task ring_tasks[70];
+		rt->io_poll = count_io_poll;
+		io_polls = 0;
+		atomic_store(&rt->timekeeper, held ? 1 : -1);
+		fill_ring(w, ring_tasks, 70);
+		policy_tokio.tick_begin(w);
+		for (int k = 0; k < 65; k++)
+			ASSERT(next_task(w));
+		ASSERT_EQ(tokio_worker_maintenance(w), 1);
+		ASSERT_EQ(io_polls, (held ? 0 : 1));
+		atomic_store(&rt->timekeeper, -1);
+		hand_destroy(rt, e);
+	}
+}
+
 static void worker_limit(void)
 {
 	double kv[TOKIO_NKNOBS];
@@ -602,6 +636,7 @@ int main(void)
 	RUN(ewma_excludes_lifo_polls);
 	RUN(yield_is_deferred);
 	RUN(searcher_cap);
+	RUN(maintenance_skips_held_driver);
 	RUN(worker_limit);
 	RUN(fib25_all);
 	return 0;
