@@ -46,8 +46,8 @@ set_tests_properties(harness_histograms PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOU
 #                created or changed), outputs that are not plain files
 #                (stdout, a symlink, a FIFO, /dev/null), and runs stopped by
 #                a signal, the watchdog or a wrong answer leaving nothing.
-#                Four tests, one per group of cases (the table in halves).
-foreach(group table-a table-b outputs runs)
+#                Eight tests: the table in quarters, the other cases in halves.
+foreach(group table-a table-b table-c table-d outputs-a outputs-b runs-a runs-b)
   add_test(NAME harness_reliability_${group}
            COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_reliability.sh
                    $<TARGET_FILE:harness> ${CMAKE_SOURCE_DIR}/docs/reliability.md ${group})
