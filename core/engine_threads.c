@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,8 +38,10 @@ enum { P_EMPTY = 0, P_PARKED = 1, P_NOTIFIED = 2 };
 struct parker {
 	CACHE_ALIGNED _Atomic uint32_t state;
 	/* Owner-only: compute time the OS took from this worker (a spin that
-	 * ended past its deadline), repaid by its later computes. */
+	 * ended past its deadline), repaid by its later computes; and all of
+	 * it over the run (rt->noise). */
 	uint64_t compute_debt_ns;
+	uint64_t stolen_ns;
 };
 
 struct threads_engine {
@@ -207,6 +210,31 @@ static void te_compute(struct engine *e, struct worker *w, uint64_t ns)
 	while ((now = te_now(e, w)) < end)
 		__builtin_ia32_pause();
 	p->compute_debt_ns += now - end;
+	p->stolen_ns += now - end;
+}
+
+/* This thread's migrations so far (se.nr_migrations), -1 if not exposed. */
+static int64_t thread_migrations(void)
+{
+	FILE *f = fopen("/proc/thread-self/sched", "r");
+	char line[256];
+	long long v = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "se.nr_migrations", 16) == 0) {
+			char *colon = strchr(line, ':');
+			v = colon ? atoll(colon + 1) : -1;
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static uint64_t thread_switches(void)
+{
+	struct rusage ru;
+	return getrusage(RUSAGE_THREAD, &ru) == 0 ? (uint64_t)ru.ru_nivcsw : 0;
 }
 
 static void *worker_main(void *argp)
@@ -218,6 +246,10 @@ static void *worker_main(void *argp)
 	/* Park timeouts wake workers for timers and arrivals: the default 50 us
 	 * of timer slack would show up in every latency they deliver. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	/* The thread lives for this run only: its counters start here. */
+	struct worker_noise *noise = te->rt->noise ? &te->rt->noise[arg->id] : NULL;
+	uint64_t switches0 = noise ? thread_switches() : 0;
+	int64_t migrations0 = noise ? thread_migrations() : -1;
 	pthread_barrier_wait(&te->barrier);
 	for (;;) {
 		uint64_t timeout = 0;
@@ -226,6 +258,13 @@ static void *worker_main(void *argp)
 			break;
 		if (s == STEP_PARK)
 			worker_unparked(w, te_park(te, arg->id, timeout));
+	}
+	if (noise) {
+		/* Read by the harness thread after pthread_join, which orders it. */
+		int64_t m = thread_migrations();
+		noise->switches = thread_switches() - switches0;
+		noise->migrations = m >= 0 && migrations0 >= 0 ? m - migrations0 : -1;
+		noise->stolen_ns = te->parkers[arg->id].stolen_ns;
 	}
 	return NULL;
 }
@@ -243,6 +282,7 @@ static int te_run(struct engine *e, struct runtime *rt,
 	for (uint32_t i = 0; i < te->n; i++) {
 		atomic_store_explicit(&te->parkers[i].state, P_EMPTY, memory_order_relaxed);
 		te->parkers[i].compute_debt_ns = 0;
+		te->parkers[i].stolen_ns = 0;
 	}
 
 	struct thread_arg *args = calloc(te->n, sizeof *args);

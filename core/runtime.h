@@ -101,6 +101,14 @@ struct rt_config {
 	const int32_t *cpus;
 };
 
+/* Noise a worker thread met during one run (threads engine; harness/noise.h
+ * judges it). */
+struct worker_noise {
+	uint64_t switches;		/* involuntary context switches (getrusage) */
+	int64_t migrations;		/* se.nr_migrations, -1 if the kernel does not say */
+	uint64_t stolen_ns;		/* overruns of spin computes: time the OS took */
+};
+
 /* rt->finished */
 enum { RT_RUNNING = 0, RT_FINISHED = 1, RT_ABORTED = 2 };
 
@@ -142,6 +150,9 @@ struct runtime {
 	void *place_arg;
 	bool started;			/* workers have been started */
 	char violation[256];		/* sim --explore: the broken invariant, if any */
+	/* [nworkers] or NULL: what the OS did to each worker thread during
+	 * the run, filled by the threads engine as each worker exits. */
+	struct worker_noise *noise;
 };
 
 #define HIST_HIGHEST_NS (3600ull * 1000000000ull)	/* an hour */

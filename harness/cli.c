@@ -19,6 +19,7 @@
 
 #include "core/knob.h"
 #include "policies/policy.h"
+#include "harness/noise.h"
 #include "workloads/workload.h"
 
 enum opt_id {
@@ -44,6 +45,7 @@ enum opt_id {
 	OPT_NO_JSON,
 	OPT_NO_BASELINE,
 	OPT_PIN,
+	OPT_NOISE,
 	OPT_LIST,
 	OPT_PROBE_C2C,
 	OPT_CALIBRATE,
@@ -108,6 +110,10 @@ static const struct opt opts[] = {
 	  "scheduling delay) as an HdrHistogram percentile distribution in us "
 	  "(with several policies: PATH.<policy>.EXT)" },
 	{ "no-baseline", OPT_NO_BASELINE, false, false, NULL, "skip the sequential baseline" },
+	{ "noise", OPT_NOISE, true, false, "report|drop|retry",
+	  "threads: trials flagged noisy (involuntary switches, migrations, OS or host time "
+	  "taken, round trip moved; docs/measuring.md) are reported (default), left out of "
+	  "the medians, or run again (up to 2 times each)" },
 	{ "pin", OPT_PIN, true, false, "none|compact|scatter|list:CPU,...",
 	  "threads: pin worker i to a CPU of the machine's topology (hwloc): compact fills "
 	  "physical cores before SMT siblings, scatter spreads over packages and L3 domains, "
@@ -503,6 +509,16 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 		return 0;
 	case OPT_NO_BASELINE:
 		c->no_baseline = true;
+		return 0;
+	case OPT_NOISE:
+		if (strcmp(v, "report") == 0)
+			c->noise_mode = NOISE_REPORT;
+		else if (strcmp(v, "drop") == 0)
+			c->noise_mode = NOISE_DROP;
+		else if (strcmp(v, "retry") == 0)
+			c->noise_mode = NOISE_RETRY;
+		else
+			return fail(err, len, "unknown --noise '%s' (valid: report, drop, retry)", v);
 		return 0;
 	case OPT_PIN:
 		return topo_parse_pin(v, &c->pin, c->pin_list, CLI_MAX_WORKERS, &c->npin, err, len)

@@ -104,6 +104,7 @@ struct cli {
 	int32_t cpus[CLI_MAX_WORKERS];	/* [workers], -1 = not pinned */
 	bool pinned;			/* some worker has a CPU */
 	char pin_note[256];		/* a warning about the placement, or "" */
+	int noise_mode;			/* --noise: enum noise_mode (harness/noise.h) */
 
 	struct cli_assign sets[CLI_MAX_ASSIGN];
 	struct cli_list set_lists[CLI_MAX_ASSIGN];	/* [i].n > 0: sets[i] is a list */

@@ -299,6 +299,8 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 	char why[256] = "";
 	int rc;
 
+	struct worker_noise *wn = NULL;
+	double steal0 = NAN;
 	e = cfg->sim ? engine_sim_create(cfg->workers, cfg->costs, cfg->explore_seed)
 		     : engine_threads_create(cfg->workers);
 	if (!e)
@@ -321,7 +323,36 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		rt->place = place_cb;
 		rt->place_arg = &ctx;
 	}
+	out->noise.measured = !cfg->sim && !cfg->explore;
+	if (out->noise.measured) {
+		wn = calloc(cfg->workers, sizeof *wn);
+		if (!wn) {
+			rc = fail(-ENOMEM, err, len, "out of memory");
+			goto out;
+		}
+		rt->noise = wn;
+		out->noise.c2c_before_ns = noise_c2c_ns(cfg->cpus, cfg->workers);
+		steal0 = noise_host_steal_ns();
+	}
 	rc = e->ops->run(e, rt, start_cb, &ctx);
+	if (rc == 0 && out->noise.measured) {
+		out->noise.steal_ns = noise_host_steal_ns() - steal0;
+		out->noise.c2c_after_ns = noise_c2c_ns(cfg->cpus, cfg->workers);
+		for (uint32_t i = 0; i < cfg->workers; i++) {
+			out->noise.switches[i] = wn[i].switches;
+			out->noise.migrations[i] = wn[i].migrations;
+			out->noise.stolen_ns[i] = wn[i].stolen_ns;
+		}
+		out->noise.flags = noise_flags(&out->noise, cfg->workers, rt->end_ns - rt->start_ns,
+					       sysconf(_SC_NPROCESSORS_ONLN));
+		/* --noise=retry: a flagged measured trial is run again (with
+		 * its seed) before anything of it is kept. */
+		if (acc && out->noise.flags && cfg->noise_mode == NOISE_RETRY &&
+		    out->noise.retries < NOISE_RETRIES) {
+			rc = -EAGAIN;
+			goto out;
+		}
+	}
 	if (rc == -EPROTO) {
 		fail(rc, err, len, "%s under %s: %s", wl->name, cfg->policy->name, rt->violation);
 		goto out;
@@ -367,6 +398,7 @@ out:
 	if (rt)
 		rt_destroy(rt);
 	e->ops->destroy(e);
+	free(wn);
 	return rc;
 }
 
@@ -464,8 +496,18 @@ static int run_phase(const struct run_config *cfgs, size_t ncfg, struct run_resu
 		} else {
 			size_t c = order[i].cfg;
 			struct trial *t = ph->measured ? &res[c].trials[pi[c]] : &s->t;
+			t->noise.retries = 0;
 			rc = run_parallel(&cfgs[c], ph->seed0 + pi[c], t,
 					  ph->measured ? &res[c] : NULL, err, len);
+			while (rc == -EAGAIN) {
+				fprintf(stderr, "%s %u/%u %s: noisy (", ph->name, pi[c] + 1, ph->n,
+					cfgs[c].name);
+				noise_print_flags(stderr, t->noise.flags);
+				fprintf(stderr, "), run again\n");
+				t->noise.retries++;
+				res[c].retried++;
+				rc = run_parallel(&cfgs[c], ph->seed0 + pi[c], t, &res[c], err, len);
+			}
 			if (rc == 0)
 				progress_parallel(ph->name, pi[c], ph->n, &cfgs[c], t);
 			pi[c]++;
@@ -480,11 +522,13 @@ static int alloc_trial(struct trial *t, uint32_t workers)
 {
 	t->util = calloc(workers, sizeof *t->util);
 	t->ws = calloc(workers, sizeof *t->ws);
-	return t->util && t->ws ? 0 : -ENOMEM;
+	int rc = noise_alloc(&t->noise, workers);
+	return t->util && t->ws && rc == 0 ? 0 : -ENOMEM;
 }
 
 static void free_trial(struct trial *t)
 {
+	noise_free(&t->noise);
 	free(t->util);
 	free(t->ws);
 	t->util = NULL;
@@ -574,6 +618,39 @@ static void percentile_intervals(const struct run_config *cfg, struct run_result
 	free(b);
 }
 
+/* Flag counts, the round-trip range and the makespans' Tukey classes. */
+static void noise_summary(const struct run_config *cfg, struct run_result *res)
+{
+	double *v = calloc(cfg->trials ? cfg->trials : 1, sizeof *v);
+	int *cls = calloc(cfg->trials ? cfg->trials : 1, sizeof *cls);
+	res->flagged = 0;
+	memset(res->flag_counts, 0, sizeof res->flag_counts);
+	res->c2c_min_ns = res->c2c_max_ns = NAN;
+	for (uint32_t i = 0; i < cfg->trials; i++) {
+		const struct trial_noise *n = &res->trials[i].noise;
+		res->flagged += n->flags != 0;
+		for (uint32_t b = 0; b < NOISE_NFLAGS; b++)
+			res->flag_counts[b] += (n->flags >> b) & 1;
+		double c[2] = { n->c2c_before_ns, n->c2c_after_ns };
+		for (int k = 0; k < 2; k++)
+			if (isfinite(c[k])) {
+				res->c2c_min_ns = isfinite(res->c2c_min_ns) ? fmin(res->c2c_min_ns, c[k])
+									    : c[k];
+				res->c2c_max_ns = isfinite(res->c2c_max_ns) ? fmax(res->c2c_max_ns, c[k])
+									    : c[k];
+			}
+		if (v)
+			v[i] = (double)res->trials[i].makespan_ns;
+	}
+	if (v && cls) {
+		tukey_classify(v, cfg->trials, cls, res->tukey);
+		for (uint32_t i = 0; i < cfg->trials; i++)
+			res->trials[i].tukey = cls[i];
+	}
+	free(v);
+	free(cls);
+}
+
 static int finish(const struct run_config *cfg, struct run_result *res)
 {
 	double *tmp = calloc(cfg->trials, sizeof *tmp);
@@ -588,10 +665,18 @@ static int finish(const struct run_config *cfg, struct run_result *res)
 			res->trials[i].overhead_ns_per_task =
 				res->trials[i].ns_per_task - res->baseline_median_ns_per_task;
 	}
+	noise_summary(cfg, res);
+	/* --noise=drop: the medians leave the flagged trials out (unless
+	 * every trial is flagged: then all stay, and the summary says so). */
+	bool drop = cfg->noise_mode == NOISE_DROP && res->flagged < cfg->trials;
+	res->dropped = drop ? res->flagged : 0;
+	uint32_t kept;
 #define X(field, key)                                                        \
+	kept = 0;                                                            \
 	for (uint32_t i = 0; i < cfg->trials; i++)                           \
-		tmp[i] = (double)res->trials[i].field;                       \
-	res->median.field = median_of(tmp, cfg->trials);
+		if (!drop || !res->trials[i].noise.flags)                    \
+			tmp[kept++] = (double)res->trials[i].field;          \
+	res->median.field = median_of(tmp, kept);
 	RUN_MEDIANS(X)
 #undef X
 	free(tmp);

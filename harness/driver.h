@@ -14,6 +14,7 @@
 #include "core/hist.h"
 #include "core/costs.h"
 #include "core/pctci.h"
+#include "harness/noise.h"
 #include "core/stats.h"
 #include "workloads/workload.h"
 
@@ -41,6 +42,7 @@ struct run_config {
 	uint64_t explore_seed;		/* sim: perturbs tie-breaking; 0 = none */
 	const struct sim_costs *costs;	/* sim only */
 	const int32_t *cpus;		/* threads: [workers] CPU per worker (-1 none), or NULL */
+	enum noise_mode noise_mode;	/* --noise: what a trial flagged noisy does */
 };
 
 struct baseline_trial {
@@ -67,6 +69,8 @@ struct trial {
 	 * taken from. */
 	double sched_pct[PCT_LEVELS], e2e_pct[PCT_LEVELS];
 	uint64_t sched_samples, e2e_samples;
+	struct trial_noise noise;	/* threads engine: what the machine did */
+	int tukey;			/* makespan's Tukey class (tukey_class_name) */
 };
 
 /*
@@ -106,6 +110,14 @@ struct run_result {
 	 * consecutive slices of its recorded requests (nslices 0 otherwise). */
 	double slices[PCT_CI_SLICES][PCT_LEVELS];
 	uint32_t nslices;
+	/* Noise (harness/noise.h): trials flagged, left out of the medians
+	 * (--noise=drop), re-runs (--noise=retry); flags seen, in how many
+	 * trials each; the round-trip range over all probes (NAN: none); the
+	 * makespans' Tukey classes. */
+	uint32_t flagged, dropped, retried;
+	uint32_t flag_counts[NOISE_NFLAGS];
+	double c2c_min_ns, c2c_max_ns;
+	uint32_t tukey[5];
 };
 
 /* The exit status of a run the watchdog stopped. */

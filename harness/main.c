@@ -11,6 +11,8 @@
 #include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <string.h>
 
@@ -236,14 +238,53 @@ static int finish_trace(const struct run_result *res, struct outfile *o, char *e
 }
 
 /*
+ * Another harness run measuring on this machine at the same time competes
+ * for its CPUs. Each threads-engine run holds an exclusive flock on its
+ * results directory (the --json file's, or ./results) until it exits; one
+ * that finds it taken says so. Locking the directory itself leaves no file
+ * behind, and the kernel drops the lock with the process, however it ends.
+ */
+static bool other_run_in_progress(const struct cli *c, char *path, size_t len)
+{
+	char dir[PATH_MAX];
+	if (c->json_path && strcmp(c->json_path, "-") != 0) {
+		snprintf(dir, sizeof dir, "%s", c->json_path);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		else
+			snprintf(dir, sizeof dir, ".");
+	} else {
+		snprintf(dir, sizeof dir, "%s", RESULTS_DIR);
+		if (!c->no_json && !c->json_path)
+			mkdir(dir, 0777);	/* the result goes there anyway */
+	}
+	snprintf(path, len, "%s", dir);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;	/* no results directory: nothing to share */
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return false;	/* held until exit: fd stays open on purpose */
+	close(fd);
+	return errno == EWOULDBLOCK;
+}
+
+/*
  * Warning lines before the run, one per configuration that cannot give a
  * clean figure (docs/measuring.md says what each means). Threads engine
  * only: a simulated run depends on nothing but its inputs.
  */
 static void print_warnings(const struct cli *c, const struct provenance *pv)
 {
-	if (c->sim || c->quiet)
+	char lock[PATH_MAX + 32];
+	if (c->sim)
 		return;
+	bool other = other_run_in_progress(c, lock, sizeof lock);
+	if (c->quiet)
+		return;
+	if (other)
+		fprintf(stderr, "warning: another harness run is in progress (it holds a lock on "
+			"%s): its threads compete with this run's\n", lock);
 	if (c->pin_note[0])
 		fprintf(stderr, "warning: %s\n", c->pin_note);
 	if (pv->cores_online > 0 && c->workers > (uint32_t)pv->cores_online)
@@ -288,6 +329,7 @@ static struct run_config make_config(const struct cli *c, const struct cli_polic
 		.trace_path = c->trace_path,
 		.trace_events = c->trace_events,
 		.cpus = c->pinned ? c->cpus : NULL,
+		.noise_mode = (enum noise_mode)c->noise_mode,
 	};
 }
 

@@ -292,9 +292,52 @@ static void print_counters(FILE *f, const struct run_result *res)
 	}
 }
 
+/*
+ * The noise line of a threads-engine run: trials flagged and why, what
+ * --noise did about them, the round-trip regime over every probe, and the
+ * makespans' Tukey outliers beside it.
+ */
+static void print_noise(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	if (cfg->sim || res->ntrials == 0 || !res->trials[0].noise.measured)
+		return;
+	fprintf(f, "noise: %" PRIu32 " of %" PRIu32 " trials flagged", res->flagged,
+		res->ntrials);
+	if (res->flagged) {
+		const char *sep = " (";
+		for (uint32_t b = 0; b < NOISE_NFLAGS; b++)
+			if (res->flag_counts[b]) {
+				fprintf(f, "%s%s %" PRIu32, sep,
+					noise_flag_text((enum noise_flag)(1u << b)), res->flag_counts[b]);
+				sep = ", ";
+			}
+		fprintf(f, ")");
+	}
+	if (res->dropped)
+		fprintf(f, ", left out of the medians");
+	else if (cfg->noise_mode == NOISE_DROP && res->flagged)
+		fprintf(f, ", all kept (every trial flagged)");
+	if (res->retried)
+		fprintf(f, ", %" PRIu32 " re-runs", res->retried);
+	if (isfinite(res->c2c_min_ns))
+		fprintf(f, "; round trip %.0f..%.0f ns", res->c2c_min_ns, res->c2c_max_ns);
+	uint32_t out = res->tukey[0] + res->tukey[1] + res->tukey[3] + res->tukey[4];
+	fprintf(f, "; makespan outliers (Tukey): ");
+	if (!out)
+		fprintf(f, "none");
+	for (int k = 0, first = 1; k < 5; k++)
+		if (k != 2 && res->tukey[k]) {
+			fprintf(f, "%s%" PRIu32 " %s", first ? "" : ", ", res->tukey[k],
+				tukey_class_name[k]);
+			first = 0;
+		}
+	fputc('\n', f);
+}
+
 void report_summary(FILE *f, const struct run_config *cfg, const struct run_result *res)
 {
 	print_trials(f, cfg, res);
+	print_noise(f, cfg, res);
 	print_sched_delay(f, cfg, &res->sched_delay, &res->sched_ci);
 	if (res->has_end_to_end)
 		print_latency(f, "end-to-end latency (intended arrival to completion, warm-up left out)",
@@ -470,6 +513,73 @@ static json_t *pct_json(const double pct[PCT_LEVELS], uint64_t samples)
 	return done(o, rc);
 }
 
+/* A trial's noise (harness/noise.h), null on the sim engine. */
+static json_t *trial_noise_json(const struct run_config *cfg, const struct trial *t)
+{
+	const struct trial_noise *n = &t->noise;
+	if (!n->measured)
+		return json_null();
+	json_t *o = json_object(), *sw = json_array(), *mg = json_array(), *st = json_array();
+	json_t *why = json_array();
+	int rc = o && sw && mg && st && why ? 0 : -ENOMEM;
+	for (uint32_t i = 0; i < cfg->workers && rc == 0; i++) {
+		rc |= push(sw, jint(n->switches[i]));
+		rc |= push(mg, n->migrations[i] >= 0 ? jint((uint64_t)n->migrations[i])
+						     : json_null());
+		rc |= push(st, jint(n->stolen_ns[i]));
+	}
+	for (uint32_t b = 0; b < NOISE_NFLAGS && rc == 0; b++)
+		if (n->flags & (1u << b))
+			rc = push(why, json_string(noise_flag_key((enum noise_flag)(1u << b))));
+	if (rc) {
+		json_decref(sw);
+		json_decref(mg);
+		json_decref(st);
+		json_decref(why);
+		return done(o, rc);
+	}
+	rc |= put(o, "flagged", json_boolean(n->flags != 0));
+	rc |= put(o, "reasons", why);
+	rc |= put(o, "retries", json_integer(n->retries));
+	rc |= put(o, "involuntary_switches", sw);
+	rc |= put(o, "migrations", mg);
+	rc |= put(o, "os_stolen_ns", st);
+	rc |= put(o, "host_steal_ns", jreal(n->steal_ns));
+	rc |= put(o, "c2c_before_ns", jreal(n->c2c_before_ns));
+	rc |= put(o, "c2c_after_ns", jreal(n->c2c_after_ns));
+	rc |= put(o, "tukey", json_string(tukey_class_name[t->tukey]));
+	return done(o, rc);
+}
+
+/* The run's noise: counts, the mode, the round-trip regime, the outliers
+ * and the thresholds that flag a trial. */
+static json_t *noise_json(const struct run_config *cfg, const struct run_result *res)
+{
+	if (cfg->sim || res->ntrials == 0 || !res->trials[0].noise.measured)
+		return json_null();
+	json_t *counts = json_object(), *c2c = json_null();
+	int rc = counts ? 0 : -ENOMEM;
+	for (uint32_t b = 0; b < NOISE_NFLAGS && rc == 0; b++)
+		rc = put(counts, noise_flag_key((enum noise_flag)(1u << b)),
+			 json_integer(res->flag_counts[b]));
+	if (isfinite(res->c2c_min_ns))
+		c2c = json_pack("{s:f, s:f}", "min", res->c2c_min_ns, "max", res->c2c_max_ns);
+	json_t *o = json_pack(
+		"{s:s, s:I, s:I, s:I, s:o, s:o, s:{s:s, s:I, s:I, s:I, s:I, s:I}, "
+		"s:{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}}",
+		"mode", noise_mode_name(cfg->noise_mode), "flagged", (json_int_t)res->flagged,
+		"dropped", (json_int_t)res->dropped, "retried", (json_int_t)res->retried,
+		"reasons", counts, "c2c_regime_ns", c2c, "outliers", "metric", "makespan_ns",
+		"low_severe", (json_int_t)res->tukey[0], "low_mild", (json_int_t)res->tukey[1],
+		"normal", (json_int_t)res->tukey[2], "high_mild", (json_int_t)res->tukey[3],
+		"high_severe", (json_int_t)res->tukey[4], "thresholds", "switches_base",
+		NOISE_SWITCH_BASE, "switches_per_s", NOISE_SWITCH_PER_S, "migrations_base",
+		NOISE_MIGRATION_BASE, "migrations_per_s", NOISE_MIGRATION_PER_S, "os_stolen_share",
+		NOISE_STOLEN_SHARE, "host_steal_share", NOISE_STEAL_SHARE, "c2c_ratio",
+		NOISE_C2C_RATIO, "c2c_trips", (double)NOISE_C2C_TRIPS);
+	return rc ? (json_decref(o), NULL) : o;
+}
+
 static json_t *trial_json(const struct run_config *cfg, const struct trial *t, uint64_t seed)
 {
 	json_t *o = json_object(), *util = json_array(), *ws = json_array(), *m = json_object();
@@ -505,6 +615,7 @@ static json_t *trial_json(const struct run_config *cfg, const struct trial *t, u
 	rc |= put(o, "verified", json_true());
 	rc |= put(o, "metrics", m);
 	rc |= put(o, "percentiles", pct);
+	rc |= put(o, "noise", trial_noise_json(cfg, t));
 	return done(o, rc);
 }
 
@@ -779,6 +890,7 @@ json_t *report_json(const struct run_config *cfg, const struct run_result *res,
 	rc |= put(doc, "baseline", baseline_json(cfg, res));
 	rc |= put(doc, "trials", trials_json(cfg, res));
 	rc |= put(doc, "median", median_json(res));
+	rc |= put(doc, "noise", noise_json(cfg, res));
 	rc |= put(doc, "counters_total", counters_json(&res->total));
 	rc |= put(doc, "per_worker_counters", per_worker_json(res));
 	rc |= put(doc, "histograms", hists);

@@ -258,6 +258,20 @@ static void check_median(json_t *doc, const struct cfg *c)
 		"utilization_total",
 	};
 	json_t *trials = json_object_get(doc, "trials");
+	/* --noise=drop: the medians are those of the trials not flagged. */
+	json_t *noise = json_object_get(doc, "noise"), *kept = NULL;
+	if (json_is_object(noise) && json_integer_value(json_object_get(noise, "dropped")) > 0) {
+		kept = json_array();
+		for (size_t i = 0; i < json_array_size(trials); i++) {
+			json_t *t = json_array_get(trials, i);
+			if (!json_is_true(json_object_get(json_object_get(t, "noise"), "flagged")))
+				json_array_append(kept, t);
+		}
+		if ((json_int_t)(json_array_size(trials) - json_array_size(kept)) !=
+		    json_integer_value(json_object_get(noise, "dropped")))
+			TEST_FAIL("noise.dropped is not the number of flagged trials");
+		trials = kept;
+	}
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		char where[64];
 		json_t *v = json_object_get(m, keys[i]);
@@ -266,6 +280,7 @@ static void check_median(json_t *doc, const struct cfg *c)
 		snprintf(where, sizeof where, "median.%s", keys[i]);
 		check_median_of(trials, keys[i], json_number_value(v), where);
 	}
+	json_decref(kept);
 }
 
 static long long counter_of(json_t *o, const char *name)
