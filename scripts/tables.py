@@ -16,7 +16,9 @@ the 95% interval of the median in brackets (docs/results.md, median.ci95)
 when there are at least two trials; a p99 cell is the pooled percentile with
 its 95% interval (histograms.*.ci95; batch means over every trial when
 several files are pooled); results of the same configuration in several
-files are pooled.
+files are pooled. Tables of threads-engine results end with a caption line:
+how many trials were flagged noisy and the core-to-core round-trip range
+over every probe (trials[].noise, docs/measuring.md).
 
 --metric p99-load (open-loop results) is the ZygOS-style table: the
 latency percentile (--quantile, default 99) over the mean service time S,
@@ -228,6 +230,32 @@ _TITLES = {
 }
 
 
+def noise_caption(results):
+    """The caption line of threads-engine figures: trials flagged noisy and
+    the round-trip regime over every probe (docs/measuring.md), or None
+    when no result carries noise accounting (sim runs, older files)."""
+    flagged = total = 0
+    lo = hi = None
+    for r in results:
+        for t in r.trials:
+            n = t.get("noise")
+            if not isinstance(n, dict):
+                continue
+            total += 1
+            flagged += bool(n.get("flagged"))
+            for k in ("c2c_before_ns", "c2c_after_ns"):
+                v = n.get(k)
+                if v is not None:
+                    lo = v if lo is None else min(lo, v)
+                    hi = v if hi is None else max(hi, v)
+    if not total:
+        return None
+    s = "threads engine: %d of %d trials flagged noisy" % (flagged, total)
+    if lo is not None:
+        s += "; core-to-core round trip %.0f..%.0f ns" % (lo, hi)
+    return s
+
+
 def build_tables(results, metrics=METRICS, rows="policy", ci=True, sort=(), quantile=0.99):
     """[Table] for `metrics`, one per metric, from Results (pooled by
     configuration), rows and columns in value order (`sort` keys first)."""
@@ -291,6 +319,9 @@ def build_tables(results, metrics=METRICS, rows="policy", ci=True, sort=(), quan
             else:
                 notes.append("[lo, hi]: distribution-free 95% interval of the median")
         notes.append("trials per configuration: %s" % "/".join(map(str, ntrials)))
+        noise = noise_caption(results)
+        if noise:
+            notes.append(noise)
         title = _TITLES[m]
         if m == "p99" and not any_sd:
             title = "p99 end-to-end latency (intended arrival to completion)"
