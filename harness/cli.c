@@ -74,7 +74,8 @@ static const struct opt opts[] = {
 	{ "set", OPT_SET, true, true, "[POLICY.]KNOB=V[,V...]",
 	  "override a knob of every selected policy that has it, or of one (repeatable); "
 	  "a list makes one variant per value" },
-	{ "param", OPT_PARAM, true, true, "NAME=V", "set a workload parameter (repeatable)" },
+	{ "param", OPT_PARAM, true, true, "NAME=V[,V...]",
+	  "set a workload parameter (repeatable); a list crosses every variant with each value" },
 	{ "trials", OPT_TRIALS, true, false, "N", "measured trials, 1..1000 (default 5)" },
 	{ "warmup", OPT_WARMUP, true, false, "N", "discarded warm-up trials, 0..100 (default 1)" },
 	{ "seed", OPT_SEED, true, false, "N", "base seed, any 64-bit unsigned (default 1)" },
@@ -394,8 +395,8 @@ static int add_assign(struct cli_assign *list, size_t *n, const char *opt, const
 }
 
 /* `--set KNOB=A,B,C`: the values, each non-empty, in the order given. */
-static int split_list(struct cli_list *l, const char *name, const char *value, char *err,
-		      size_t len)
+static int split_list(struct cli_list *l, const char *opt, const char *name, const char *value,
+		      char *err, size_t len)
 {
 	l->buf = strdup(value);
 	l->n = 0;
@@ -406,12 +407,14 @@ static int split_list(struct cli_list *l, const char *name, const char *value, c
 		if (comma)
 			*comma = '\0';
 		if (*p == '\0')
-			return fail(err, len, "--set %s=%s: empty value in the list", name, value);
+			return fail(err, len, "--%s %s=%s: empty value in the list", opt, name,
+				    value);
 		if (l->n == CLI_MAX_LIST)
-			return fail(err, len, "--set %s: more than %d values", name, CLI_MAX_LIST);
+			return fail(err, len, "--%s %s: more than %d values", opt, name,
+				    CLI_MAX_LIST);
 		for (size_t i = 0; i < l->n; i++)
 			if (strcmp(l->items[i], p) == 0)
-				return fail(err, len, "--set %s: value '%s' given twice", name, p);
+				return fail(err, len, "--%s %s: value '%s' given twice", opt, name, p);
 		l->items[l->n++] = p;
 		if (!comma)
 			return 0;
@@ -434,15 +437,16 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 	case OPT_SET:
 		rc = add_assign(c->sets, &c->nsets, o->name, "knob", v, err, len);
 		if (rc == 0 && strchr(v, ','))
-			rc = split_list(&c->set_lists[c->nsets - 1], c->sets[c->nsets - 1].name,
+			rc = split_list(&c->set_lists[c->nsets - 1], o->name, c->sets[c->nsets - 1].name,
 					c->sets[c->nsets - 1].value, err, len);
 		return rc;
 	case OPT_PARAM:
-		if (strchr(v, ','))
-			return fail(err, len, "--param %s: one value per parameter (lists of knob "
-				    "values go to --set)", v);
-		return add_assign(c->param_args, &c->nparam_args, o->name, "parameter", v, err,
-				  len);
+		rc = add_assign(c->param_args, &c->nparam_args, o->name, "parameter", v, err, len);
+		if (rc == 0 && strchr(v, ','))
+			rc = split_list(&c->param_lists[c->nparam_args - 1], o->name,
+					c->param_args[c->nparam_args - 1].name,
+					c->param_args[c->nparam_args - 1].value, err, len);
+		return rc;
 	case OPT_TRIALS:
 		return parse_u32(o->name, v, 1, 1000, &c->trials, err, len);
 	case OPT_WARMUP:
@@ -701,7 +705,8 @@ static int resolve_knobs(struct cli *c, struct cli_policy *cp, char *err, size_t
 	return 0;
 }
 
-/* `volt`, or `volt[lifo_cap=0,interval=61]` from the variant's own knobs. */
+/* `volt`, or `volt[lifo_cap=0,interval=61]` from the variant's own knobs,
+ * then its crossed parameters: `volt[lifo_cap=0] load=0.5`. */
 static int name_variant(struct cli_policy *v, char *err, size_t len)
 {
 	struct sbuf b = { v->name, sizeof v->name, 0 };
@@ -711,6 +716,8 @@ static int name_variant(struct cli_policy *v, char *err, size_t len)
 		sb_add(&b, "%s%s=%s", i ? "," : "[", v->own[i].name, v->own[i].value);
 	if (v->nown)
 		sb_add(&b, "]");
+	for (size_t i = 0; i < v->npown; i++)
+		sb_add(&b, " %s=%s", v->pown[i].name, v->pown[i].value);
 	if (b.off >= b.len)
 		return fail(err, len, "variant name '%.40s...' is too long", v->name);
 	return 0;
@@ -722,6 +729,63 @@ static bool owns(const struct cli_policy *sp, const char *knob)
 		if (strcmp(sp->own[i].name, knob) == 0)
 			return true;
 	return false;
+}
+
+/*
+ * Every variant crossed with the --param lists: each variant once per
+ * combination of parameter values, the first list varying slowest and the
+ * variants in order within a combination: volt load=0.5, tokio load=0.5,
+ * volt load=0.7, tokio load=0.7.
+ */
+static int cross_params(struct cli *c, char *err, size_t len)
+{
+	size_t lists[CLI_MAX_ASSIGN], nl = 0, combos = 1;
+
+	for (size_t i = 0; i < c->nparam_args; i++) {
+		if (!c->param_lists[i].n)
+			continue;
+		lists[nl++] = i;
+		combos *= c->param_lists[i].n;
+		if (combos > CLI_MAX_POLICIES)
+			break;
+	}
+	if (nl == 0)
+		return 0;
+	if (combos * c->npolicies > CLI_MAX_POLICIES)
+		return fail(err, len, "the variants crossed with the --param lists make more than %d "
+			    "runs in one process", CLI_MAX_POLICIES);
+	size_t nv = c->npolicies;
+	struct cli_policy *base = malloc(nv * sizeof *base);
+	if (!base)
+		return fail(err, len, "out of memory");
+	memcpy(base, c->policies, nv * sizeof *base);
+	c->npolicies = 0;
+	for (size_t n = 0; n < combos; n++) {
+		for (size_t b = 0; b < nv; b++) {
+			struct cli_policy *v = &c->policies[c->npolicies++];
+			size_t rest = n;
+			*v = base[b];
+			if (nl > CLI_MAX_OWN) {
+				free(base);
+				return fail(err, len, "more than %d --param lists", CLI_MAX_OWN);
+			}
+			for (size_t j = nl; j-- > 0;) {
+				const struct cli_list *l = &c->param_lists[lists[j]];
+				snprintf(v->pown[j].name, sizeof v->pown[j].name, "%s",
+					 c->param_args[lists[j]].name);
+				v->pown[j].value = l->items[rest % l->n];
+				rest /= l->n;
+			}
+			v->npown = nl;
+			int rc = name_variant(v, err, len);
+			if (rc) {
+				free(base);
+				return rc;
+			}
+		}
+	}
+	free(base);
+	return 0;
 }
 
 /*
@@ -781,7 +845,7 @@ static int expand_variants(struct cli *c, char *err, size_t len)
 		if (c->set_lists[i].n && !crossed[i] && strncmp(c->sets[i].name, "cost.", 5))
 			return fail(err, len, "--set %s: the list crosses no variant (each spec with "
 				    "this knob sets it itself)", c->sets[i].name);
-	return 0;
+	return cross_params(c, err, len);
 }
 
 /* Two variants with the same policy and knob values would measure the same
@@ -793,6 +857,11 @@ static int check_distinct(const struct cli *c, char *err, size_t len)
 			const struct cli_policy *a = &c->policies[j], *b = &c->policies[i];
 			if (a->policy != b->policy ||
 			    memcmp(a->knobs, b->knobs, a->policy->nknobs * sizeof *a->knobs) != 0)
+				continue;
+			bool same_params = a->npown == b->npown;
+			for (size_t k = 0; same_params && k < a->npown; k++)
+				same_params = strcmp(a->pown[k].value, b->pown[k].value) == 0;
+			if (!same_params)
 				continue;
 			if (strcmp(a->name, b->name) == 0)
 				return fail(err, len, "policy '%s' given twice", a->name);
@@ -812,17 +881,18 @@ static int hook_failed(char *err, size_t len, const char *what, const char *name
 	return fail(err, len, "%s %s: %s", what, name, why);
 }
 
-static int resolve_params(struct cli *c, char *err, size_t len)
+/*
+ * One set of workload parameters: the defaults, every single-valued --param,
+ * then (for a variant of a --param list) the variant's crossed values, and
+ * the workload's resolve hook.
+ */
+static int resolve_param_set(struct cli *c, const struct cli_policy *v, double *out, char *err,
+			     size_t len)
 {
 	const struct workload *wl = c->wl;
 	char why[256];
 
-	c->params = calloc(wl->nparams ? wl->nparams : 1, sizeof *c->params);
-	if (!c->params) {
-		snprintf(err, len, "out of memory");
-		return -ENOMEM;
-	}
-	knob_defaults(wl->params, wl->nparams, c->params);
+	knob_defaults(wl->params, wl->nparams, out);
 	for (size_t i = 0; i < c->nparam_args; i++) {
 		int k = knob_find(wl->params, wl->nparams, c->param_args[i].name);
 		if (k < 0) {
@@ -831,8 +901,16 @@ static int resolve_params(struct cli *c, char *err, size_t len)
 			return fail(err, len, "unknown parameter '%s' for workload %s (valid: %s)",
 				    c->param_args[i].name, wl->name, valid);
 		}
+		if (c->param_lists[i].n)
+			continue;	/* each variant takes one value */
 		if (knob_parse_named(&wl->params[k], knob_names(wl->param_names, &wl->params[k]),
-				     c->param_args[i].value, &c->params[k], why, sizeof why))
+				     c->param_args[i].value, &out[k], why, sizeof why))
+			return fail(err, len, "workload %s: %s", wl->name, why);
+	}
+	for (size_t i = 0; v && i < v->npown; i++) {
+		int k = knob_find(wl->params, wl->nparams, v->pown[i].name);
+		if (knob_parse_named(&wl->params[k], knob_names(wl->param_names, &wl->params[k]),
+				     v->pown[i].value, &out[k], why, sizeof why))
 			return fail(err, len, "workload %s: %s", wl->name, why);
 	}
 	if (wl->resolve) {
@@ -844,10 +922,37 @@ static int resolve_params(struct cli *c, char *err, size_t len)
 		for (size_t i = 0; i < c->nparam_args; i++)
 			given[knob_find(wl->params, wl->nparams, c->param_args[i].name)] = true;
 		why[0] = '\0';
-		int rc = wl->resolve(c->params, given, why, sizeof why);
+		int rc = wl->resolve(out, given, why, sizeof why);
 		free(given);
 		if (rc)
 			return hook_failed(err, len, "workload", wl->name, why);
+	}
+	return 0;
+}
+
+static int resolve_params(struct cli *c, char *err, size_t len)
+{
+	size_t n = c->wl->nparams ? c->wl->nparams : 1;
+	int rc;
+
+	c->params = calloc(n, sizeof *c->params);
+	if (!c->params) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	if ((rc = resolve_param_set(c, NULL, c->params, err, len)))
+		return rc;
+	for (size_t i = 0; i < c->npolicies; i++) {
+		struct cli_policy *v = &c->policies[i];
+		if (!v->npown)
+			continue;
+		v->params = calloc(n, sizeof *v->params);
+		if (!v->params) {
+			snprintf(err, len, "out of memory");
+			return -ENOMEM;
+		}
+		if ((rc = resolve_param_set(c, v, v->params, err, len)))
+			return rc;
 	}
 	return 0;
 }
@@ -872,6 +977,12 @@ static int run_checks(struct cli *c, char *err, size_t len)
 	why[0] = '\0';
 	if (c->wl->check && c->wl->check(c->params, why, sizeof why))
 		return hook_failed(err, len, "workload", c->wl->name, why);
+	for (size_t i = 0; c->wl->check && i < c->npolicies; i++) {
+		why[0] = '\0';
+		if (c->policies[i].params &&
+		    c->wl->check(c->policies[i].params, why, sizeof why))
+			return hook_failed(err, len, "workload", c->wl->name, why);
+	}
 	return 0;
 }
 
@@ -1037,11 +1148,17 @@ void cli_free(struct cli *c)
 {
 	for (size_t i = 0; i < c->npolicies; i++) {
 		free(c->policies[i].knobs);
+		free(c->policies[i].params);
 		c->policies[i].knobs = NULL;
+		c->policies[i].params = NULL;
 	}
 	for (size_t i = 0; i < c->nsets; i++) {
 		free(c->set_lists[i].buf);
 		c->set_lists[i].buf = NULL;
+	}
+	for (size_t i = 0; i < c->nparam_args; i++) {
+		free(c->param_lists[i].buf);
+		c->param_lists[i].buf = NULL;
 	}
 	free(c->spec_text);
 	c->spec_text = NULL;
@@ -1066,7 +1183,9 @@ static const char variants_text[] =
 	"Variants: --policy 'volt,volt:lifo_cap=0,volt:interval=61' runs three variants of volt, "
 	"named volt, volt[lifo_cap=0] and volt[interval=61] in the tables and result files; --set "
 	"lifo_cap=0,1,3 crosses every selected policy that has the knob with each value (several "
-	"lists: every combination). All variants' trials run interleaved in one shuffled order.";
+	"lists: every combination); --param load=0.5,0.9 crosses every variant with each value "
+	"(named volt load=0.5, with a baseline per parameter set). All variants' trials run "
+	"interleaved in one shuffled order.";
 static const char names_text[] =
 	"Enumerated knobs and parameters take names as well as numbers (--param dist=exponential, "
 	"--param preset=T1, --set interval=adaptive, --set runnext=off); --list shows them.";

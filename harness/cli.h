@@ -55,6 +55,11 @@ struct cli_policy {
 	char name[CLI_NAME_MAX * 3];
 	struct cli_assign own[CLI_MAX_OWN];
 	size_t nown;
+	/* Crossed --param list values (`volt load=0.5`) and the resolved
+	 * parameters: NULL when no --param list was given (cli.params then). */
+	struct cli_assign pown[CLI_MAX_OWN];
+	size_t npown;
+	double *params;		/* [wl->nparams] */
 };
 
 /* A --set value that is a comma list: one variant per value. */
@@ -110,6 +115,7 @@ struct cli {
 	struct cli_list set_lists[CLI_MAX_ASSIGN];	/* [i].n > 0: sets[i] is a list */
 	size_t nsets;
 	struct cli_assign param_args[CLI_MAX_ASSIGN];
+	struct cli_list param_lists[CLI_MAX_ASSIGN];	/* [i].n > 0: param_args[i] is a list */
 	size_t nparam_args;
 	uint32_t seen;		/* bit per single-use option, to catch duplicates */
 	bool sample_given;

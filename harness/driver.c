@@ -415,8 +415,11 @@ static void progress_baseline(const char *phase, uint32_t i, uint32_t n,
 	if (cfg->quiet)
 		return;
 	fmt_ms(ms, sizeof ms, b->ns);
-	fprintf(stderr, "%s %" PRIu32 "/%" PRIu32 " baseline: %s, %.1f ns/task\n", phase, i + 1,
-		n, ms, b->ns_per_task);
+	/* With --param lists the baseline is per parameter set: the name's
+	 * parameter part (`volt load=0.5`) says which. */
+	const char *params = cfg->name ? strchr(cfg->name, ' ') : NULL;
+	fprintf(stderr, "%s %" PRIu32 "/%" PRIu32 " baseline%s: %s, %.1f ns/task\n", phase, i + 1,
+		n, params ? params : "", ms, b->ns_per_task);
 }
 
 static void progress_parallel(const char *phase, uint32_t i, uint32_t n,
@@ -444,12 +447,26 @@ struct scratch {
 	struct trial t;
 };
 
-/* One run of a phase: a parallel trial of configuration `cfg`, or (cfg ==
- * BASELINE_CFG) a sequential baseline trial, shared by all configurations. */
+/* One run of a phase: a parallel trial of configuration `cfg`, or (base) a
+ * sequential baseline trial of configuration `cfg`'s parameters, shared by
+ * every configuration with the same parameters. */
 struct slot {
 	uint16_t cfg;
+	bool base;
 };
-#define BASELINE_CFG UINT16_MAX
+#define MAX_CFGS UINT16_MAX
+
+/* The first configuration with cfgs[c]'s workload parameters: the one
+ * whose baseline trials configuration c shares. */
+static size_t params_leader(const struct run_config *cfgs, size_t c)
+{
+	size_t n = cfgs[c].wl->nparams;
+	for (size_t k = 0; k < c; k++)
+		if (cfgs[k].params == cfgs[c].params ||
+		    memcmp(cfgs[k].params, cfgs[c].params, n * sizeof *cfgs[c].params) == 0)
+			return k;
+	return c;
+}
 
 static void shuffle_slots(struct slot *order, size_t n, struct rng *r)
 {
@@ -472,27 +489,39 @@ static int run_phase(const struct run_config *cfgs, size_t ncfg, struct run_resu
 		     size_t len)
 {
 	bool baseline = cfgs[0].baseline;
-	size_t nruns = (size_t)ph->n * (ncfg + (baseline ? 1 : 0));
+	size_t nbase = 0;
+	for (size_t c = 0; baseline && c < ncfg; c++)
+		nbase += params_leader(cfgs, c) == c;
+	size_t nruns = (size_t)ph->n * (ncfg + nbase);
 	struct slot *order = malloc((nruns ? nruns : 1) * sizeof *order);
 	uint32_t *pi = calloc(ncfg, sizeof *pi);
-	uint32_t bi = 0;
+	uint32_t *bi = calloc(ncfg, sizeof *bi);
 	int rc = 0;
 
-	if (!order || !pi) {
+	if (!order || !pi || !bi) {
 		free(order);
 		free(pi);
+		free(bi);
 		return fail(-ENOMEM, err, len, "out of memory");
 	}
-	for (size_t i = 0; i < nruns; i++)
-		order[i].cfg = i / ph->n < ncfg ? (uint16_t)(i / ph->n) : BASELINE_CFG;
+	/* Every configuration's trials, then one baseline per distinct set of
+	 * parameters (one in all unless --param crossed a list). */
+	size_t k = 0;
+	for (size_t c = 0; c < ncfg; c++)
+		for (uint32_t t = 0; t < ph->n; t++)
+			order[k++] = (struct slot){ (uint16_t)c, false };
+	for (size_t c = 0; nbase && c < ncfg; c++)
+		for (uint32_t t = 0; params_leader(cfgs, c) == c && t < ph->n; t++)
+			order[k++] = (struct slot){ (uint16_t)c, true };
 	shuffle_slots(order, nruns, r);
 	for (size_t i = 0; i < nruns && rc == 0; i++) {
-		if (order[i].cfg == BASELINE_CFG) {
-			struct baseline_trial *b = ph->measured ? &res[0].baseline[bi] : &s->b;
-			rc = run_baseline(&cfgs[0], ph->seed0 + bi, b, err, len);
+		if (order[i].base) {
+			size_t c = order[i].cfg;
+			struct baseline_trial *b = ph->measured ? &res[c].baseline[bi[c]] : &s->b;
+			rc = run_baseline(&cfgs[c], ph->seed0 + bi[c], b, err, len);
 			if (rc == 0)
-				progress_baseline(ph->name, bi, ph->n, &cfgs[0], b);
-			bi++;
+				progress_baseline(ph->name, bi[c], ph->n, &cfgs[c], b);
+			bi[c]++;
 		} else {
 			size_t c = order[i].cfg;
 			struct trial *t = ph->measured ? &res[c].trials[pi[c]] : &s->t;
@@ -515,6 +544,7 @@ static int run_phase(const struct run_config *cfgs, size_t ncfg, struct run_resu
 	}
 	free(order);
 	free(pi);
+	free(bi);
 	return rc;
 }
 
@@ -700,7 +730,7 @@ int driver_run_many(const struct run_config *cfgs, size_t ncfg, struct run_resul
 	size_t made = 0;
 	int rc = 0;
 
-	if (ncfg == 0 || ncfg >= BASELINE_CFG)
+	if (ncfg == 0 || ncfg >= MAX_CFGS)
 		return fail(-EINVAL, err, len, "bad number of configurations: %zu", ncfg);
 	rng_seed(&r, cfg->seed, ORDER_STREAM);
 	for (; made < ncfg && rc == 0; made++)
@@ -714,8 +744,12 @@ int driver_run_many(const struct run_config *cfgs, size_t ncfg, struct run_resul
 	rc = run_phase(cfgs, ncfg, res, &s, &warm, &r, err, len);
 	if (rc == 0)
 		rc = run_phase(cfgs, ncfg, res, &s, &meas, &r, err, len);
-	for (size_t c = 1; rc == 0 && c < ncfg && res[0].baseline; c++)
-		memcpy(res[c].baseline, res[0].baseline, cfg->trials * sizeof *res[0].baseline);
+	for (size_t c = 1; rc == 0 && c < ncfg && res[0].baseline; c++) {
+		size_t lead = params_leader(cfgs, c);
+		if (lead != c)
+			memcpy(res[c].baseline, res[lead].baseline,
+			       cfg->trials * sizeof *res[0].baseline);
+	}
 	for (size_t c = 0; rc == 0 && c < ncfg; c++)
 		if (finish(&cfgs[c], &res[c]) != 0)
 			rc = fail(-ENOMEM, err, len, "out of memory");

@@ -140,9 +140,11 @@ extern void (*driver_exit_cleanup)(void);
  */
 int driver_run(const struct run_config *cfg, struct run_result *res, char *err, size_t len);
 /*
- * The same for ncfg configurations that differ only in policy and knobs:
- * all their trials and one shared baseline run in one shuffled order, and
- * res[i] gets configuration i's figures (each with the shared baseline).
+ * The same for ncfg configurations that differ only in policy, knobs and
+ * workload parameters: all their trials and the baseline trials (one set
+ * per distinct parameters, shared by the configurations that have them)
+ * run in one shuffled order, and res[i] gets configuration i's figures
+ * (each with its parameters' baseline).
  */
 int driver_run_many(const struct run_config *cfgs, size_t ncfg, struct run_result *res,
 		    char *err, size_t len);

@@ -47,14 +47,14 @@ static void print_error(const char *msg)
 /*
  * A variant's name as a file-name component: volt[lifo_cap=0,interval=61]
  * becomes volt-lifo_cap=0-interval=61 (no brackets, which a shell would take
- * for a glob).
+ * for a glob), `volt load=0.5` volt-load=0.5.
  */
 static const char *file_name(const struct run_config *cfg, char *buf, size_t len)
 {
 	size_t o = 0;
 	for (const char *p = cfg->name; *p && o + 1 < len; p++)
 		if (*p != ']')
-			buf[o++] = *p == '[' || *p == ',' ? '-' : *p;
+			buf[o++] = *p == '[' || *p == ',' || *p == ' ' ? '-' : *p;
 	buf[o] = '\0';
 	return buf;
 }
@@ -312,7 +312,7 @@ static struct run_config make_config(const struct cli *c, const struct cli_polic
 		.name = cp->name,
 		.wl = c->wl,
 		.knobs = cp->knobs,
-		.params = c->params,
+		.params = cp->params ? cp->params : c->params,
 		.workers = c->workers,
 		.trials = c->trials,
 		.warmup = c->warmup,

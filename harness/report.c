@@ -105,8 +105,19 @@ void report_header(FILE *f, const struct run_config *cfg, size_t ncfg,
 		fprintf(f, ")\n");
 	}
 	fprintf(f, "workload   %s (", cfg->wl->name);
-	print_values(f, cfg->wl->params, cfg->wl->nparams, cfg->wl->param_names, cfg->params,
-		     false);
+	/* A parameter crossed with --param differs between the variants: their
+	 * names carry its value. */
+	for (size_t i = 0; i < cfg->wl->nparams; i++) {
+		const struct knob_def *d = &cfg->wl->params[i];
+		bool varies = false;
+		char val[64];
+		for (size_t c = 1; c < ncfg; c++)
+			varies |= cfg[c].params[i] != cfg[0].params[i];
+		knob_format(knob_names(cfg->wl->param_names, d), cfg->params[i], val, sizeof val);
+		fprintf(f, "%s%s=%s", i ? ", " : "", d->name, varies ? "per variant" : val);
+	}
+	if (cfg->wl->nparams == 0)
+		fprintf(f, "none");
 	fprintf(f, ")\nworkers    %" PRIu32 "\nengine     %s\nallocator  %s\n", cfg->workers,
 		cfg->sim ? "sim (virtual workers, virtual time; deterministic)" : "threads",
 		pv->allocator);
@@ -863,9 +874,16 @@ void report_compare(FILE *f, const struct run_config *cfg, const struct run_resu
 			r->total.steals / r->ntrials, r->total.global_tasks / r->ntrials,
 			r->total.parks / r->ntrials);
 	}
-	if (!isnan(res[0].baseline_median_ns_per_task))
+	bool one_baseline = true;
+	for (size_t c = 1; c < ncfg; c++)
+		one_baseline &= res[c].baseline_median_ns_per_task ==
+				res[0].baseline_median_ns_per_task;
+	if (!isnan(res[0].baseline_median_ns_per_task) && one_baseline)
 		fprintf(f, "baseline (sequential) %.1f ns/task; steals, global tasks and parks are "
 			   "per trial\n", res[0].baseline_median_ns_per_task);
+	else if (!isnan(res[0].baseline_median_ns_per_task))
+		fprintf(f, "baselines (sequential) per parameter set, in each result file; steals, "
+			   "global tasks and parks are per trial\n");
 	else
 		fprintf(f, "steals, global tasks and parks are per trial\n");
 }

@@ -130,12 +130,14 @@ static void check_config(json_t *doc, struct cfg *c)
 
 	const char *policy = json_string_value(need_str(cf, "config", "policy"));
 	const char *variant = json_string_value(need_str(cf, "config", "variant"));
-	/* policy, or policy[KNOB=V,...] */
+	/* policy, policy[KNOB=V,...], either followed by " PARAM=V" values */
 	size_t n = strlen(policy);
-	if (strncmp(variant, policy, n) != 0 ||
-	    (variant[n] && (variant[n] != '[' || variant[strlen(variant) - 1] != ']')))
-		TEST_FAIL("config.variant '%s' is not policy '%s' or %s[KNOB=V,...]", variant,
-			  policy, policy);
+	const char *rest = variant + n, *sp = strchr(variant, ' ');
+	size_t head = sp ? (size_t)(sp - variant) : strlen(variant);
+	if (strncmp(variant, policy, n) != 0 || (*rest && *rest != ' ' && *rest != '[') ||
+	    (*rest == '[' && variant[head - 1] != ']'))
+		TEST_FAIL("config.variant '%s' is not policy '%s', %s[KNOB=V,...] or either with "
+			  "PARAM=V after a space", variant, policy, policy);
 	need_str(cf, "config", "workload");
 	const char *engine = json_string_value(need_str(cf, "config", "engine"));
 	if (strcmp(engine, "threads") != 0 && strcmp(engine, "sim") != 0)

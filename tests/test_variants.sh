@@ -128,6 +128,45 @@ EOF
 done
 pass "volt:lifo_cap=0 makes no LIFO poll and is named volt[lifo_cap=0] in its result"
 
+# Crossing --param lists: every variant at every value, named after a space, one process.
+"$harness" --policy volt,tokio --param n=12,14 --workload=fib --engine=sim --workers 4 \
+	--warmup 0 --trials 2 --no-json \
+	>"$tmp/out" 2>"$tmp/err" </dev/null || fail "--param list: exit status $?"
+"$py" - "$tmp/out" "$tmp/err" <<'EOF' || fail "crossing --param lists"
+import re, sys
+out = open(sys.argv[1]).read().splitlines()
+err = open(sys.argv[2]).read()
+names = ["volt n=12", "tokio n=12", "volt n=14", "tokio n=14"]
+table = out[[k for k, l in enumerate(out) if l.split()[:2] == ["policy", "ns/task"]][0]:]
+rows = [" ".join(l.split()[:2]) for l in table[1:] if " ".join(l.split()[:2]) in names]
+assert rows == names, rows
+assert "workload   fib (n=per variant, cutoff=0)" in out, out[:8]
+for n in names:
+    assert len(re.findall(r"^trial \d/2 %s: " % re.escape(n), err, re.M)) == 2, n
+EOF
+# On threads, each parameter set has its own sequential baseline, and each result file its
+# own parameters and baseline (fib counts the same tasks sequentially and in parallel).
+mkdir "$tmp/pl" && cd "$tmp/pl" || fail "mkdir"
+"$harness" --policy volt --workload fib --param n=10,13 --workers 2 --trials 2 --warmup 0 \
+	>"$tmp/out" 2>"$tmp/err" </dev/null || fail "--param list on threads: exit status $?"
+cd "$tmp" || fail "cd"
+[ "$(grep -c '^trial [12]/2 baseline n=1[03]: ' "$tmp/err")" -eq 4 ] ||
+	fail "--param list: not two baselines of two trials each"
+"$py" - "$tmp"/pl/results/*.json <<'EOF' || fail "--param list: result files"
+import json, sys
+seen = {}
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    n = d["config"]["params"]["n"]
+    assert d["config"]["variant"] == "volt n=%d" % n, d["config"]["variant"]
+    assert "volt-n=%d-2w-" % n in f, f
+    tasks = set(t["tasks"] for t in d["trials"]) | set(t["tasks"] for t in d["baseline"]["trials"])
+    assert len(tasks) == 1, (f, tasks)      # the baseline ran this file's n
+    seen[n] = tasks.pop()
+assert sorted(seen) == [10, 13] and seen[10] < seen[13], seen
+EOF
+pass "--param n=12,14 under volt,tokio: 4 variants; n=10,13 on threads: a baseline per n"
+
 # --check resolves the variants and runs nothing.
 "$harness" --check --policy volt,volt:lifo_cap=0 --set interval=0,61 "${sim[@]}" \
 	>"$tmp/out" 2>"$tmp/err" </dev/null || fail "--check: exit status $?"
@@ -165,5 +204,7 @@ expect_bad "too many variants" "more than 64" --policy volt --set budget=1,2,3,4
 	--set lifo_cap=0,1,2,3,4,5,6,7
 expect_bad "list of costs" "one value per cost" --policy volt --engine=sim \
 	--set cost.poll=1,2
+expect_bad "bad value in a --param list" "70 is out of range" --policy volt --param n=10,70
+expect_bad "repeated --param value" "given twice" --policy volt --param n=10,10
 
 echo "test_variants: $passed passed, $failed failed"
