@@ -14,7 +14,8 @@
 # by scripts/sweep.py), the tables (*.md, *.tex), the figures (*.png) and commands.sh: every
 # command that made them, in order, runnable from the repository root. README.md sums up.
 #
-#   scripts/reproduce.sh [--build DIR] [--no-setup] [--resume] [-j N]
+#   scripts/reproduce.sh [--build DIR] [--no-setup] [--resume] [-j N] [--out DIR]
+#   scripts/reproduce.sh --check DIR [--against REF]
 #
 #   --build DIR   build directory (default build); scripts/setup.sh builds it first
 #   --no-setup    use DIR/harness as it is
@@ -22,6 +23,11 @@
 #                 ones (default: start from scratch)
 #   -j N          simulated runs at once (default: online CPUs); threads-engine runs always
 #                 run one at a time
+#   --out DIR     write everything under DIR instead of results/reference/
+#   --check DIR   compare a reproduction under DIR with REF (default results/reference/):
+#                 sim results identical but for provenance; threads results within each
+#                 other's 95% interval, or the cause named from the noise accounting
+#                 (scripts/reproduce_check.py). Runs nothing.
 #
 #   scripts/reproduce.sh --table KIND DIR...   print one of the tables below (Markdown) from
 #                                              result directories: imbalanced, p99-load, ops
@@ -237,10 +243,19 @@ if [ "${1:-}" = "--table" ]; then
 	table "$@"
 	exit
 fi
+if [ "${1:-}" = "--check" ]; then
+	[ $# -eq 2 ] || [ $# -eq 4 -a "${3:-}" = "--against" ] ||
+		{ echo "reproduce: usage: --check DIR [--against REF]" >&2; exit 2; }
+	for d in "$2" "${4:-results/reference}"; do
+		[ -d "$d" ] || { echo "reproduce: $d is not a directory" >&2; exit 2; }
+	done
+	exec "$PY" scripts/reproduce_check.py "$2" "${4:-results/reference}"
+fi
 
-build=build setup=1 resume=0 jobs=$(nproc)
+build=build setup=1 resume=0 jobs=$(nproc) REF=results/reference
 while (($#)); do
 	case $1 in
+	--out) REF=${2:?reproduce: --out needs a directory}; shift 2 ;;
 	--build) build=$2; shift 2 ;;
 	--no-setup) setup=0; shift ;;
 	--resume) resume=1; shift ;;
@@ -255,7 +270,6 @@ if ((setup)); then
 fi
 H=$build/harness
 [ -x "$H" ] || { echo "reproduce: $H is not built (drop --no-setup)" >&2; exit 1; }
-REF=results/reference
 parts=(1-imbalanced 2-zygos 3-tokio-shapes 4-ablation)
 if ((!resume)); then
 	for p in "${parts[@]}"; do rm -rf "${REF:?}/$p"; done
