@@ -167,10 +167,12 @@ DASHES = ("-", "--", "-.", ":")     # gnuplot dash types 1, 2, 4, 3
 
 class Style:
     """How one policy is drawn: .colour (#rrggbb), .marker (matplotlib),
-    .filled, .gnuplot_pt, .dash (matplotlib line style), .gnuplot_dt."""
+    .filled, .gnuplot_pt, .dash (matplotlib line style), .gnuplot_dt,
+    .hatch (for bars: set when the colour is another policy's too)."""
 
-    def __init__(self, colour, shape, dash):
+    def __init__(self, colour, shape, dash, hatch=""):
         self.colour = colour
+        self.hatch = hatch
         self.marker, self.filled, self.gnuplot_pt = shape
         self.dash = dash
         self.gnuplot_dt = {"-": 1, "--": 2, ":": 3, "-.": 4}[dash]
@@ -185,7 +187,7 @@ def policy_style(policy):
         i = sum(ord(c) * (k + 1) for k, c in enumerate(policy or "?")) % 97
     n = len(PALETTE)
     return Style(PALETTE[i % n], MARKER_SHAPES[i % len(MARKER_SHAPES)],
-                 DASHES[(i // n) % len(DASHES)])
+                 DASHES[(i // n) % len(DASHES)], "//" if i >= n else "")
 
 
 def item_styles(items):
@@ -199,7 +201,8 @@ def item_styles(items):
         n = seen.get(it.policy, 0)
         seen[it.policy] = n + 1
         dash = DASHES[(DASHES.index(base.dash) + n) % len(DASHES)]
-        out.append(Style(base.colour, (base.marker, base.filled, base.gnuplot_pt), dash))
+        out.append(Style(base.colour, (base.marker, base.filled, base.gnuplot_pt), dash,
+                         base.hatch))
     return out
 
 

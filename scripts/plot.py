@@ -561,10 +561,12 @@ def plot_throughput(results, output, title=None, size=None, dpi=120):
             ci = g.ci95("tasks_per_s")
             lo.append(max(y - ci[0], 0) if ci else 0)
             hi.append(max(ci[1] - y, 0) if ci else 0)
-        cols = [st.colour for st in styles(groups)]
+        sts = styles(groups)
         xs = range(len(groups))
-        ax.bar(xs, ys, color=cols, yerr=[lo, hi], capsize=4, edgecolor="black",
-               linewidth=0.5, error_kw={"elinewidth": 1.2})
+        bars = ax.bar(xs, ys, color=[st.colour for st in sts], yerr=[lo, hi], capsize=4,
+                      edgecolor="black", linewidth=0.5, error_kw={"elinewidth": 1.2})
+        for b, st in zip(bars, sts):
+            b.set_hatch(st.hatch)   # a colour two policies share: the second is hatched
         ax.set_xticks(list(xs))
         ax.set_xticklabels([g.label for g in groups], rotation=20 if len(groups) > 4 else 0,
                            ha="right" if len(groups) > 4 else "center", fontsize=8)
