@@ -592,6 +592,7 @@ def run_local(out, pending, harness, progress):
 
 
 def run_parallel(out, pending, harness, progress, jobs, hosts):
+    os.makedirs(os.path.join(out, "logs"), exist_ok=True)
     cmds = os.path.join(out, "pending.cmds")
     with open(cmds + ".tmp", "w") as f:
         for r in pending:
@@ -647,8 +648,18 @@ def run_parallel(out, pending, harness, progress, jobs, hosts):
         print("sweep: interrupted; rerun the same command to resume", file=sys.stderr)
         return 143
     if rc != 0 or done_now < len(pending):
-        print("sweep: %d run(s) failed: see %s and %s/logs/" % (
-            len(pending) - done_now, os.path.join(out, "parallel.joblog"), out), file=sys.stderr)
+        failed = [r for r in pending if not r.done(out)]
+        nolog = [r.id for r in failed
+                 if not os.path.exists(os.path.join(out, "logs", r.id + ".err"))]
+        print("sweep: %d run(s) failed: see %s and %s" % (
+            len(failed), os.path.join(out, "parallel.joblog"), os.path.join(out, "logs", "")),
+            file=sys.stderr)
+        if nolog:
+            print("sweep: %d of them never started here, so have no log (%s%s): a host that "
+                  "cannot be reached or lacks this repository at %s? parallel.joblog names "
+                  "the host of each" % (len(nolog), ", ".join(nolog[:5]),
+                                        ", ..." if len(nolog) > 5 else "", REPO),
+                  file=sys.stderr)
         return 1
     return 0
 
