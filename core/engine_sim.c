@@ -222,6 +222,15 @@ static bool deadlocked(struct sim_engine *s)
 	return true;
 }
 
+/* Is every worker parked (with a timeout or not)? */
+static bool all_parked(const struct sim_engine *s)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->w[i].state != W_PARKED)
+			return false;
+	return true;
+}
+
 static int stall(struct sim_engine *s, struct runtime *rt)
 {
 	struct rt_snapshot snap;
@@ -253,22 +262,51 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	rt->started = true;
 	for (uint32_t i = 0; i < s->n; i++)
 		ev_set(s, i, 0);
-	rt->start_ns = 0;
-	start(rt, arg);
+	/*
+	 * Exploring, the workload's start (the harness thread's injection
+	 * from outside the workers) comes at a seeded point among the
+	 * workers' first steps: before any (one seed in four), once every
+	 * worker has parked (one in four), or after 1 to 4n steps, as on
+	 * threads, where the workers start before the harness thread
+	 * injects. Otherwise it comes before any step.
+	 */
+	bool explore = s->seed != 0;
+	bool pending_start = explore;
+	uint64_t start_after = 0;
+	if (explore) {
+		uint32_t draw = rng_below(&s->rng, 4);
+		start_after = draw == 0 ? 0 : draw == 1 ? UINT64_MAX : 1 + rng_below(&s->rng, 4 * s->n);
+	} else {
+		rt->start_ns = 0;
+		start(rt, arg);
+	}
 
 	uint64_t watchdog = rt->cfg.watchdog_ns, since = 0;
 	int rc = 0;
 	for (;;) {
+		if (pending_start && (s->steps >= start_after || all_parked(s))) {
+			/* At the latest clock so far: nothing steps back in time. */
+			uint64_t t = s->now;
+			for (uint32_t i = 0; i < s->n; i++)
+				t = s->w[i].clock > t ? s->w[i].clock : t;
+			s->now = t;
+			pending_start = false;
+			rt->start_ns = t;
+			start(rt, arg);
+			since = t;
+		}
 		/*
 		 * I/O is delivered at its due time, as a device interrupt would:
 		 * before stepping any worker past it, and even while every
-		 * worker sleeps. (The threads engine has no spare core for that
-		 * and delivers through the workers' own I/O poll; see
-		 * docs/sim.md.)
+		 * worker sleeps. The threads engine has no spare core for that
+		 * and delivers through the workers' own I/O poll (see
+		 * docs/sim.md); exploring, the sim does the same, so that a
+		 * policy whose timekeeper sleeps through an event stalls here
+		 * as it would there.
 		 */
 		uint32_t id = s->node[1].id;
 		uint64_t next_step = s->live ? ev_time(s, id) : TIMER_NONE;
-		if (rt->io_next && !rt_finished(rt)) {
+		if (!explore && rt->io_next && !rt_finished(rt)) {
 			uint64_t due = rt->io_next(rt, rt->io_arg);
 			/* cost.io_delay > 0 delivers every event that much late
 			 * (an interrupt held off, a NIC's coalescing): what the
@@ -330,8 +368,8 @@ static int sim_run(struct engine *e, struct runtime *rt,
 				ev_set(s, id, sw->clock + timeout);
 			else
 				ev_clear(s, id);
-			if ((s->live == 0 || deadlocked(s)) &&
-			    !(rt->io_next && rt->io_next(rt, rt->io_arg) != TIMER_NONE)) {
+			if ((s->live == 0 || deadlocked(s)) && !pending_start &&
+			    (explore || !(rt->io_next && rt->io_next(rt, rt->io_arg) != TIMER_NONE))) {
 				if (!rt_finished(rt))
 					rc = stall(s, rt);
 				goto out;

@@ -307,9 +307,20 @@ int rt_snapshot_take(struct runtime *rt, struct rt_snapshot *snap)
 	if (!snap->w)
 		return -ENOMEM;
 	snap->global = inject_len(&rt->inject);
-	snap->searching = atomic_load(&rt->idle.num_searching);
-	snap->parked = atomic_load(&rt->idle.num_parked);
+	snap->core_idle = !rt->policy->idle_state;
+	if (snap->core_idle) {
+		snap->searching = atomic_load(&rt->idle.num_searching);
+		snap->parked = atomic_load(&rt->idle.num_parked);
+		snap->queued_elsewhere = 0;
+	} else {
+		struct policy_idle pi = { 0, 0, 0 };
+		rt->policy->idle_state(rt, &pi);
+		snap->searching = pi.searching;
+		snap->parked = pi.sleeping;
+		snap->queued_elsewhere = pi.queued;
+	}
 	snap->bitmap = atomic_load(&rt->idle.parked_bitmap);
+	snap->timekeeper = atomic_load_explicit(&rt->timekeeper, memory_order_relaxed);
 	for (uint32_t i = 0; i < rt->nworkers; i++) {
 		struct worker_shared *sh = &rt->shared[i];
 		snap->w[i].head = atomic_load(&sh->ring.head);
@@ -333,12 +344,22 @@ void rt_dump(struct runtime *rt, FILE *f, const struct rt_snapshot *snap, bool s
 	fprintf(f, "stall report: policy %s, %u workers; no task completed within the watchdog "
 		   "period\n", rt->policy->name, rt->nworkers);
 	fprintf(f, "  global queue: %zu tasks\n", snap->global);
-	fprintf(f, "  idle state: %u searching, %u parked, parked bitmap %#018llx\n",
-		snap->searching, snap->parked, (unsigned long long)snap->bitmap);
+	if (snap->core_idle)
+		fprintf(f, "  idle state: %u searching, %u parked, parked bitmap %#018llx\n",
+			snap->searching, snap->parked, (unsigned long long)snap->bitmap);
+	else
+		fprintf(f, "  idle state (%s's own): %u searching, %u asleep, %llu tasks in its "
+			   "own queues\n", rt->policy->name, snap->searching, snap->parked,
+			(unsigned long long)snap->queued_elsewhere);
+	if (snap->timekeeper >= 0)
+		fprintf(f, "  timekeeper (parks no longer than the next timer or I/O event): "
+			   "worker %d\n", snap->timekeeper);
+	else
+		fprintf(f, "  timekeeper: nobody holds the role\n");
 	for (uint32_t i = 0; i < rt->nworkers; i++) {
 		const struct rt_worker_snapshot *ws = &snap->w[i];
 		uint32_t len = ws->tail - ring_real(ws->head);
-		bool parked = i < IDLE_MAX_WORKERS && ((snap->bitmap >> i) & 1);
+		bool parked = snap->core_idle && i < IDLE_MAX_WORKERS && ((snap->bitmap >> i) & 1);
 		in_rings += len;
 		fprintf(f, "  worker %u: ring %u (head steal %u real %u, tail %u), %s%scompleted %llu",
 			i, len, ring_steal_idx(ws->head), ring_real(ws->head), ws->tail,
@@ -350,7 +371,8 @@ void rt_dump(struct runtime *rt, FILE *f, const struct rt_snapshot *snap, bool s
 		}
 		const struct worker *w = &rt->workers[i];
 		in_lifo += w->lifo != NULL;
-		fprintf(f, ", lifo %s\n    counters:", w->lifo ? "occupied" : "empty");
+		fprintf(f, ", lifo %s%s\n    counters:", w->lifo ? "occupied" : "empty",
+			w->searching ? ", searching" : "");
 #define X(name, help) fprintf(f, " %s=%llu", #name, (unsigned long long)w->st.name);
 		WORKER_COUNTERS(X)
 #undef X
@@ -360,10 +382,16 @@ void rt_dump(struct runtime *rt, FILE *f, const struct rt_snapshot *snap, bool s
 		fprintf(f, "  (workers did not stop: LIFO slots and counters not read)\n");
 	if (stopped && rt->policy->dump)
 		rt->policy->dump(rt, f);
-	uint64_t queued = snap->global + in_rings + in_lifo;
+	uint64_t queued = snap->global + in_rings + in_lifo + snap->queued_elsewhere;
 	if (queued && snap->parked && snap->searching == 0)
 		fprintf(f, "  diagnosis: %llu runnable tasks queued while %u workers sleep and none "
 			   "searches: a lost wakeup\n", (unsigned long long)queued, snap->parked);
+	else if (queued == 0 && stopped && rt_next_event(rt) != TIMER_NONE)
+		fprintf(f, "  diagnosis: no runnable task queued, but a timer or I/O event is pending "
+			   "(at %llu ns) that no worker polls: the timekeeper (%s) sleeps through "
+			   "it, or nobody holds the role (a lost wake)\n",
+			(unsigned long long)rt_next_event(rt),
+			snap->timekeeper >= 0 ? "shown above" : "nobody");
 	else if (queued == 0)
 		fprintf(f, "  diagnosis: no runnable task queued: the outstanding tasks wait for "
 			   "something that never comes (a lost task or a lost wake)\n");

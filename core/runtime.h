@@ -294,8 +294,13 @@ uint64_t rt_progress(struct runtime *rt);
  */
 struct rt_snapshot {
 	size_t global;
+	/* The policy's sleep protocol (its idle_state), or the core idle
+	 * state (core_idle: then the bitmap is meaningful too). */
 	uint32_t searching, parked;
+	uint64_t queued_elsewhere;	/* deques, inboxes: the policy's count */
+	bool core_idle;
 	uint64_t bitmap;
+	int32_t timekeeper;		/* rt->timekeeper: -1 none */
 	struct rt_worker_snapshot {
 		uint64_t head;
 		uint32_t tail;

@@ -340,6 +340,39 @@ static void so_unparked(struct worker *w, enum park_wake how)
 	rt_idle_unparked(w, how);
 }
 
+/* The stall report's counts: the core idle state, plus the deques, which
+ * the ring counts do not see. */
+static void so_idle_state(struct runtime *rt, struct policy_idle *out)
+{
+	struct steal_one *s = S(rt);
+	out->searching = atomic_load(&rt->idle.num_searching);
+	out->sleeping = atomic_load(&rt->idle.num_parked);
+	out->queued = 0;
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		int64_t n = deque_len(&s->sh[i].dq);
+		out->queued += n > 0 ? (uint64_t)n : 0;
+	}
+}
+
+/* --explore (between two sim steps): remote tasks go to the global queue
+ * with the core's notify (a claimed sleeper counts as searching), so one
+ * queued there while a worker sleeps and none searches is a lost wake.
+ * Deques are left out: their owner runs what it pushed. */
+static const char *so_check_idle(struct runtime *rt)
+{
+	static char why[160];
+	size_t global = inject_len(&rt->inject);
+	uint32_t parked = atomic_load(&rt->idle.num_parked);
+	uint32_t searching = atomic_load(&rt->idle.num_searching);
+	if (global && parked && !searching) {
+		snprintf(why, sizeof why,
+			 "%zu tasks in the global queue while %u workers sleep and none searches "
+			 "(a lost wakeup)", global, parked);
+		return why;
+	}
+	return NULL;
+}
+
 /* Stall report (workers stopped): the deques, which rt_dump's ring view
  * does not show, and each worker's search state. */
 static void so_dump(struct runtime *rt, FILE *f)
@@ -377,5 +410,7 @@ const struct policy policy_blumofe_leiserson = {
 	.find_work = so_find_work,
 	.park = so_park,
 	.unparked = so_unparked,
+	.idle_state = so_idle_state,
+	.check_idle = so_check_idle,
 	.dump = so_dump,
 };

@@ -287,6 +287,30 @@ static void central_unparked(struct worker *w, enum park_wake how)
 		w->st.unparks_spurious++;
 }
 
+/*
+ * --explore (between two sim steps). Throttled, a claimed sleeper counts
+ * as searching, so a queued task while someone sleeps and none searches
+ * is a lost wake (as in volt). Eager, a push claims one sleeper per task
+ * and the claimed worker is counted nowhere until it runs, so only a
+ * queued task while every worker sleeps unclaimed is one.
+ */
+static const char *central_check_idle(struct runtime *rt)
+{
+	static char why[160];
+	struct central *c = C(rt);
+	size_t queued = inject_len(&rt->inject);
+	uint32_t parked = atomic_load(&rt->idle.num_parked);
+	uint32_t searching = atomic_load(&rt->idle.num_searching);
+	if (queued && parked && (c->throttle ? searching == 0 : parked == rt->nworkers)) {
+		snprintf(why, sizeof why,
+			 "%zu tasks in the central queue while %u workers sleep and %s (a lost "
+			 "wakeup)", queued, parked,
+			 c->throttle ? "none searches" : "none is awake or woken");
+		return why;
+	}
+	return NULL;
+}
+
 static void central_dump(struct runtime *rt, FILE *f)
 {
 	struct central *c = C(rt);
@@ -315,5 +339,6 @@ const struct policy policy_central = {
 	.find_work = central_find_work,
 	.park = central_park,
 	.unparked = central_unparked,
+	.check_idle = central_check_idle,
 	.dump = central_dump,
 };

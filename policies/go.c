@@ -730,6 +730,58 @@ static void go_unparked(struct worker *w, enum park_wake how)
 	}
 }
 
+/* The stall report's counts: spinners search, idle-list workers sleep,
+ * runnext slots hold tasks the ring counts do not see. */
+static void go_idle_state(struct runtime *rt, struct policy_idle *out)
+{
+	struct go_sched *g = G(rt);
+	out->searching = atomic_load(&g->nmspinning);
+	out->sleeping = atomic_load(&g->npidle);
+	out->queued = 0;
+	for (uint32_t i = 0; i < rt->nworkers; i++)
+		out->queued += atomic_load(&g->gs[i].runnext) != NULL;
+}
+
+/*
+ * --explore (between two sim steps). A remote schedule takes an idle
+ * worker off the list without counting it as spinning, so a queued task
+ * with sleepers and no spinner is not by itself a lost wake: the worker
+ * taken off the list is on its way. What must never be seen is a task in
+ * the global queue while every worker is on the idle list.
+ */
+static const char *go_check_idle(struct runtime *rt)
+{
+	static char why[160];
+	struct go_sched *g = G(rt);
+	size_t global = inject_len(&rt->inject);
+	uint32_t idle = atomic_load(&g->npidle);
+	if (global && idle == rt->nworkers) {
+		snprintf(why, sizeof why,
+			 "%zu tasks in the global queue while all %u workers are on the idle list "
+			 "(a lost wakeup)", global, idle);
+		return why;
+	}
+	return NULL;
+}
+
+/* Stall report (workers stopped): the spinning and idle counts, the idle
+ * stack, and each worker's runnext and role. */
+static void go_dump(struct runtime *rt, FILE *f)
+{
+	struct go_sched *g = G(rt);
+	fprintf(f, "  go: %u spinning, %u idle, needspinning %u; idle stack (bottom first):",
+		atomic_load(&g->nmspinning), atomic_load(&g->npidle),
+		atomic_load(&g->needspinning));
+	for (uint32_t i = 0; i < g->npidle_list; i++)
+		fprintf(f, " %u", g->pidle[i]);
+	fprintf(f, "%s\n", g->npidle_list ? "" : " empty");
+	for (uint32_t i = 0; i < rt->nworkers; i++)
+		fprintf(f, "  go worker %u: runnext %s, %s%s, schedtick %u\n", i,
+			atomic_load(&g->gs[i].runnext) ? "occupied" : "empty",
+			g->in_pidle[i] ? "idle" : "not idle",
+			rt->workers[i].searching ? ", spinning" : "", g->gw[i].schedtick);
+}
+
 const struct policy policy_go = {
 	.name = "go",
 	.summary = "Go runtime (proc.go, Go 1.21 and later): runnext slot (inherits the time "
@@ -746,4 +798,7 @@ const struct policy policy_go = {
 	.tick_end = go_tick_end,
 	.park = go_park,
 	.unparked = go_unparked,
+	.idle_state = go_idle_state,
+	.check_idle = go_check_idle,
+	.dump = go_dump,
 };

@@ -41,7 +41,13 @@
  *                   schedules (--explore): return NULL if the sleep protocol's
  *                   invariant holds, else one line saying how it is broken
  *                   (e.g. runnable work queued while a worker sleeps and
- *                   nobody searches). Optional.
+ *                   nobody searches). Every registered policy has one
+ *                   (tests/test_stall.c checks that it sees a lost wakeup).
+ *   idle_state      any thread, for a stall report: the sleep protocol's
+ *                   counts (struct policy_idle), read through atomics only.
+ *                   Optional: without it the report reads the core idle
+ *                   state (rt->idle), which a policy with its own protocol
+ *                   must then not leave at zero while its workers sleep.
  *   dump            any thread, for a stall report (core/runtime.h rt_dump):
  *                   write policy-specific state. Optional; may read moving
  *                   state, so it reads atomics only unless workers stopped.
@@ -57,6 +63,15 @@
 #include "core/runtime.h"
 
 /* enum sched_kind (SCHED_SPAWN, SCHED_WAKE, SCHED_YIELD) is in core/runtime.h. */
+
+/* The sleep protocol's state in common terms, for the stall report's
+ * diagnosis (policy idle_state). */
+struct policy_idle {
+	uint32_t searching;	/* workers looking for work (a claimed wake counts) */
+	uint32_t sleeping;	/* workers the protocol counts as asleep */
+	uint64_t queued;	/* runnable tasks where the report's ring, LIFO and
+				 * global counts do not look (deques, inboxes) */
+};
 
 struct policy {
 	const char *name;
@@ -82,6 +97,7 @@ struct policy {
 	void (*tick_end)(struct worker *w, uint32_t polls, uint64_t elapsed_ns);
 	bool (*park)(struct worker *w, uint64_t *timeout_ns);
 	void (*unparked)(struct worker *w, enum park_wake how);
+	void (*idle_state)(struct runtime *rt, struct policy_idle *out);
 	const char *(*check_idle)(struct runtime *rt);
 	void (*dump)(struct runtime *rt, FILE *f);
 };

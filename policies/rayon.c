@@ -574,6 +574,51 @@ static void rayon_unparked(struct worker *w, enum park_wake how)
 	rw->jec = JEC_NONE;
 }
 
+/* The stall report's counts: awake inactive workers search, the sleeping
+ * count sleeps, the deques hold what the ring counts do not see. */
+static void rayon_idle_state(struct runtime *rt, struct policy_idle *out)
+{
+	struct rayon *r = R(rt);
+	uint64_t c = atomic_load(&r->counters);
+	out->sleeping = c_sleeping(c);
+	out->searching = c_inactive(c) > c_sleeping(c) ? c_inactive(c) - c_sleeping(c) : 0;
+	out->queued = 0;
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		int64_t n = deque_len(&r->sh[i].dq);
+		out->queued += n > 0 ? (uint64_t)n : 0;
+	}
+}
+
+/*
+ * --explore (between two sim steps, so private state may be read): a job
+ * in the injector while some worker sleeps unclaimed, and nobody who will
+ * look at the injector: no awake inactive worker, no claimed sleeper on
+ * its way. Deque jobs are left out (Rayon leaves local posts open: the
+ * pusher runs its own job), and so is wake_on_post=0, whose only fallback
+ * is the park timeout (rayon_check).
+ */
+static const char *rayon_check_idle(struct runtime *rt)
+{
+	static char why[160];
+	struct rayon *r = R(rt);
+	size_t injected = inject_len(&rt->inject);
+	if (!injected || !r->wake_on_post)
+		return NULL;
+	uint32_t asleep = 0, lookers = 0;
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		uint32_t fl = atomic_load(&r->sh[i].sleep);
+		asleep += fl == R_SLEEPING;
+		lookers += fl == R_NOTIFIED || (fl == R_AWAKE && r->rw[i].inactive);
+	}
+	if (asleep && !lookers) {
+		snprintf(why, sizeof why,
+			 "%zu jobs in the injector while %u workers sleep and nobody looks for "
+			 "work (a lost wakeup)", injected, asleep);
+		return why;
+	}
+	return NULL;
+}
+
 /* Stall report (workers stopped): the counters word, the deques (which
  * rt_dump's ring view does not show) and each worker's sleep state. */
 static void rayon_dump(struct runtime *rt, FILE *f)
@@ -612,5 +657,7 @@ const struct policy policy_rayon = {
 	.find_work = rayon_find_work,
 	.park = rayon_park,
 	.unparked = rayon_unparked,
+	.idle_state = rayon_idle_state,
+	.check_idle = rayon_check_idle,
 	.dump = rayon_dump,
 };

@@ -7,7 +7,7 @@
 #include "policies/volt.h"
 
 extern const struct policy policy_central, policy_static_partition, policy_locality;
-extern const struct policy policy_blumofe_leiserson, policy_rayon;
+extern const struct policy policy_blumofe_leiserson, policy_rayon, policy_tokio_broken;
 
 const struct policy *const policy_table[] = {
 	&policy_volt,
@@ -16,6 +16,7 @@ const struct policy *const policy_table[] = {
 	&policy_steal_one,
 	&policy_tokio,
 	&policy_tokio_1_28,
+	&policy_tokio_broken,	/* test-only */
 	&policy_go,
 	&policy_central,
 	&policy_static_partition,

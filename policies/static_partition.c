@@ -400,6 +400,37 @@ static void sp_unparked(struct worker *w, enum park_wake how)
 		w->st.unparks_spurious++;
 }
 
+/* The stall report's counts: nobody searches; the inboxes hold what the
+ * ring and global counts do not see. */
+static void sp_idle_state(struct runtime *rt, struct policy_idle *out)
+{
+	struct sp *s = SP(rt);
+	out->searching = 0;
+	out->sleeping = atomic_load(&rt->idle.num_parked);
+	out->queued = 0;
+	for (uint32_t i = 0; i < rt->nworkers; i++)
+		out->queued += inject_len(&s->inbox[i].q);
+}
+
+/* --explore (between two sim steps): a task in the inbox of a worker that
+ * sleeps unclaimed. A pusher claims the sleeper it pushes to, and nobody
+ * else ever takes from that inbox. */
+static const char *sp_check_idle(struct runtime *rt)
+{
+	static char why[160];
+	struct sp *s = SP(rt);
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		size_t n = inject_len(&s->inbox[i].q);
+		if (n && atomic_load(&s->inbox[i].sleeping)) {
+			snprintf(why, sizeof why,
+				 "%zu tasks in the inbox of worker %u, which sleeps unclaimed (a lost "
+				 "wakeup)", n, i);
+			return why;
+		}
+	}
+	return NULL;
+}
+
 static void sp_dump(struct runtime *rt, FILE *f)
 {
 	struct sp *s = SP(rt);
@@ -428,5 +459,7 @@ const struct policy policy_static_partition = {
 	.find_work = sp_find_work,
 	.park = sp_park,
 	.unparked = sp_unparked,
+	.idle_state = sp_idle_state,
+	.check_idle = sp_check_idle,
 	.dump = sp_dump,
 };

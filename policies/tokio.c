@@ -68,7 +68,7 @@
  * by a timeout or a stale permit takes itself off the sleeper list and runs
  * a tick (Tokio parks without a timeout, so it never times out).
  */
-#include "policies/tokio.h"
+#include "policies/tokio_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -129,11 +129,11 @@
 					"context::defer); 0 = straight to the ring's back" },  \
 	}
 
-static const struct knob_def tokio_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(0, 128, 3);
+const struct knob_def tokio_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(0, 128, 3);
 static const struct knob_def tokio_128_knobs[TOKIO_NKNOBS] = TOKIO_KNOB_TABLE(61, 1, 1e9);
 
 /* Both tables: interval 0 is the self-tuning one. */
-static const struct knob_enum tokio_names[] = {
+const struct knob_enum tokio_names[] = {
 	{ "interval", (const struct knob_name[]){ { "adaptive", 0 }, { NULL, 0 } } },
 	{ "sleeper_fifo", (const struct knob_name[]){ { "stack", 0 }, { "fifo", 1 },
 						       { NULL, 0 } } },
@@ -190,6 +190,11 @@ struct tokio {
 	CACHE_ALIGNED uint32_t *sleepers;	/* bottom of the stack first */
 	uint32_t nsleepers;
 	bool *listed;			/* [id]: id is on the sleeper list */
+	/* tokio-broken (tokio_broken.c): the driver role is held here,
+	 * where rt_wake_timekeeper does not look, instead of in
+	 * rt->timekeeper. */
+	_Atomic int32_t hidden_keeper;
+	bool hide_driver;
 };
 
 double tokio_ewma(double ewma_ns, uint32_t polls, uint64_t elapsed_ns, double alpha)
@@ -278,7 +283,7 @@ static inline uint32_t next_multiple(uint32_t tick, uint32_t iv)
 	return m > UINT32_MAX ? 0 : (uint32_t)m;
 }
 
-static int tokio_check(const struct rt_config *cfg, const double *k, char *err, size_t len)
+int tokio_check(const struct rt_config *cfg, const double *k, char *err, size_t len)
 {
 	if (cfg->workers > TOKIO_MAX_WORKERS) {
 		snprintf(err, len,
@@ -294,7 +299,7 @@ static int tokio_check(const struct rt_config *cfg, const double *k, char *err, 
 	return 0;
 }
 
-static int tokio_init(struct runtime *rt)
+int tokio_init(struct runtime *rt)
 {
 	uint32_t n = rt->nworkers;
 	if (n > TOKIO_MAX_WORKERS)
@@ -357,10 +362,16 @@ static int tokio_init(struct runtime *rt)
 	rt->pstate = tk;
 	/* The driver is taken by the first worker to park. */
 	atomic_store_explicit(&rt->timekeeper, -1, memory_order_relaxed);
+	atomic_init(&tk->hidden_keeper, -1);
 	return 0;
 }
 
-static void tokio_destroy(struct runtime *rt)
+void tokio_hide_driver(struct runtime *rt)
+{
+	TK(rt)->hide_driver = true;
+}
+
+void tokio_destroy(struct runtime *rt)
 {
 	struct tokio *tk = TK(rt);
 	if (!tk)
@@ -507,7 +518,7 @@ static __attribute__((noinline)) void defer_task(struct tokio_worker *tw, struct
 	tw->defer[tw->ndefer++] = t;
 }
 
-static void tokio_schedule_local(struct worker *w, struct task *t, enum sched_kind kind);
+void tokio_schedule_local(struct worker *w, struct task *t, enum sched_kind kind);
 
 /* Defer::wake: every deferred task is woken, which from the worker
  * schedules it locally (schedule_task -> schedule_local, not a yield).
@@ -522,7 +533,7 @@ static bool wake_deferred(struct worker *w)
 	return n != 0;
 }
 
-static void tokio_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
+void tokio_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 {
 	/* A yield, or a disabled slot (capped chain, or no slot at all): the
 	 * back of the ring, and a notify. Otherwise the LIFO slot; the task it
@@ -546,7 +557,7 @@ static void tokio_schedule_local(struct worker *w, struct task *t, enum sched_ki
 	tokio_notify(w->rt, w);
 }
 
-static void tokio_schedule_remote(struct runtime *rt, struct task *t)
+void tokio_schedule_remote(struct runtime *rt, struct task *t)
 {
 	inject_push(&rt->inject, t);
 	tokio_notify(rt, NULL);
@@ -744,7 +755,7 @@ found:
 	return t;
 }
 
-static struct task *tokio_find_work(struct worker *w)
+struct task *tokio_find_work(struct worker *w)
 {
 	struct tokio_worker *tw = TW(w);
 	struct task *t = w->lifo;
@@ -787,7 +798,7 @@ chain_over:
 	return find_work_slow(w);
 }
 
-static uint32_t tokio_tick_begin(struct worker *w)
+uint32_t tokio_tick_begin(struct worker *w)
 {
 	/* The step ends itself (maintenance tick, local work gone), as
 	 * Tokio's batch does; no budget of its own. */
@@ -795,7 +806,7 @@ static uint32_t tokio_tick_begin(struct worker *w)
 	return UINT32_MAX;
 }
 
-static void tokio_tick_end(struct worker *w, uint32_t polls, uint64_t elapsed_ns)
+void tokio_tick_end(struct worker *w, uint32_t polls, uint64_t elapsed_ns)
 {
 	struct tokio *tk = TK(w->rt);
 	struct tokio_worker *tw = TW(w);
@@ -812,7 +823,7 @@ static void tokio_tick_end(struct worker *w, uint32_t polls, uint64_t elapsed_ns
 	tw->ewma_ns = tokio_ewma(tw->ewma_ns, counted, elapsed, tk->alpha);
 }
 
-static bool tokio_park(struct worker *w, uint64_t *timeout_ns)
+bool tokio_park(struct worker *w, uint64_t *timeout_ns)
 {
 	struct runtime *rt = w->rt;
 	struct tokio *tk = TK(rt);
@@ -852,7 +863,8 @@ static bool tokio_park(struct worker *w, uint64_t *timeout_ns)
 	 * role, then a fence, then reading the next deadline pairs with
 	 * rt_sleep_until's add, fence, read of the keeper. */
 	int32_t none = -1;
-	if (atomic_compare_exchange_strong_explicit(&rt->timekeeper, &none, (int32_t)w->index,
+	_Atomic int32_t *role = tk->hide_driver ? &tk->hidden_keeper : &rt->timekeeper;
+	if (atomic_compare_exchange_strong_explicit(role, &none, (int32_t)w->index,
 						    memory_order_relaxed, memory_order_relaxed)) {
 		TW(w)->driver = true;
 		idle_fence_recheck();
@@ -867,14 +879,15 @@ static bool tokio_park(struct worker *w, uint64_t *timeout_ns)
 	return true;
 }
 
-static void tokio_unparked(struct worker *w, enum park_wake how)
+void tokio_unparked(struct worker *w, enum park_wake how)
 {
 	struct runtime *rt = w->rt;
 	struct tokio *tk = TK(rt);
 	if (TW(w)->driver) {
 		/* Leaving the driver: give the role back, then poll it. */
 		TW(w)->driver = false;
-		atomic_store_explicit(&rt->timekeeper, -1, memory_order_relaxed);
+		atomic_store_explicit(tk->hide_driver ? &tk->hidden_keeper : &rt->timekeeper, -1,
+				      memory_order_relaxed);
 		rt_poll_timers(w);
 		rt_poll_io(w);
 	}
@@ -891,6 +904,64 @@ static void tokio_unparked(struct worker *w, enum park_wake how)
 		w->st.unparks_timeout++;
 	} else {
 		w->st.unparks_spurious++;
+	}
+}
+
+/* --explore (between two sim steps): a task in the global queue while a
+ * worker sleeps and none searches is a lost wakeup. A remote schedule
+ * notifies when nobody searches, and the woken worker counts as
+ * searching from the notify on; the last searcher to park re-checks
+ * every queue. (Rings are left out: a worker that pulled a batch into its
+ * ring runs it without waking anyone.) */
+const char *tokio_check_idle(struct runtime *rt)
+{
+	static char why[160];
+	uint64_t s = atomic_load(&TK(rt)->state);
+	uint32_t searching = (uint32_t)(s & SEARCH_MASK);
+	uint32_t asleep = rt->nworkers - (uint32_t)(s >> UNPARK_SHIFT);
+	size_t global = inject_len(&rt->inject);
+	if (global && asleep && !searching) {
+		snprintf(why, sizeof why,
+			 "%zu tasks in the global queue while %u workers sleep and none searches "
+			 "(a lost wakeup)", global, asleep);
+		return why;
+	}
+	return NULL;
+}
+
+void tokio_idle_state(struct runtime *rt, struct policy_idle *out)
+{
+	uint64_t s = atomic_load(&TK(rt)->state);
+	out->searching = (uint32_t)(s & SEARCH_MASK);
+	out->sleeping = rt->nworkers - (uint32_t)(s >> UNPARK_SHIFT);
+	out->queued = 0;
+}
+
+/* Stall report (workers stopped): the idle word, the sleeper stack, who
+ * holds the driver and who searches. */
+void tokio_dump(struct runtime *rt, FILE *f)
+{
+	struct tokio *tk = TK(rt);
+	uint64_t s = atomic_load(&tk->state);
+	int32_t driver = atomic_load(tk->hide_driver ? &tk->hidden_keeper : &rt->timekeeper);
+	fprintf(f, "  tokio idle word: %u unparked, %u searching; driver: ",
+		(uint32_t)(s >> UNPARK_SHIFT), (uint32_t)(s & SEARCH_MASK));
+	if (driver >= 0)
+		fprintf(f, "worker %d (parked on it)%s\n", driver,
+			tk->hide_driver ? ", not the timekeeper (tokio-broken)" : "");
+	else
+		fprintf(f, "nobody\n");
+	fprintf(f, "  tokio sleeper stack (bottom first):");
+	for (uint32_t i = 0; i < tk->nsleepers; i++)
+		fprintf(f, " %u", tk->sleepers[i]);
+	fprintf(f, "%s\n", tk->nsleepers ? "" : " empty");
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		const struct tokio_worker *tw = &tk->tw[i];
+		fprintf(f, "  tokio worker %u: %s%s%s, tick %u, interval %u, %llu maintenance ticks\n",
+			i, tk->listed[i] ? "on the sleeper list" : "unparked",
+			rt->workers[i].searching ? ", searching" : "",
+			tw->driver ? ", holds the driver" : "", tw->tick, tw->interval,
+			(unsigned long long)tw->maintenance);
 	}
 }
 
@@ -913,6 +984,9 @@ const struct policy policy_tokio = {
 	.tick_end = tokio_tick_end,
 	.park = tokio_park,
 	.unparked = tokio_unparked,
+	.idle_state = tokio_idle_state,
+	.check_idle = tokio_check_idle,
+	.dump = tokio_dump,
 };
 
 /* The same code; knob defaults as Tokio had them up to 1.28. */
@@ -935,4 +1009,7 @@ const struct policy policy_tokio_1_28 = {
 	.tick_end = tokio_tick_end,
 	.park = tokio_park,
 	.unparked = tokio_unparked,
+	.idle_state = tokio_idle_state,
+	.check_idle = tokio_check_idle,
+	.dump = tokio_dump,
 };
