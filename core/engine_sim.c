@@ -266,7 +266,8 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	 * Exploring, the workload's start (the harness thread's injection
 	 * from outside the workers) comes at a seeded point among the
 	 * workers' first steps: before any (one seed in four), once every
-	 * worker has parked (one in four), or after 1 to 4n steps, as on
+	 * worker has parked or after 64n steps (one in four: a policy whose
+	 * thieves never sleep never parks), or after 1 to 4n steps, as on
 	 * threads, where the workers start before the harness thread
 	 * injects. Otherwise it comes before any step.
 	 */
@@ -275,7 +276,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	uint64_t start_after = 0;
 	if (explore) {
 		uint32_t draw = rng_below(&s->rng, 4);
-		start_after = draw == 0 ? 0 : draw == 1 ? UINT64_MAX : 1 + rng_below(&s->rng, 4 * s->n);
+		start_after = draw == 0 ? 0 : draw == 1 ? 64 * (uint64_t)s->n : 1 + rng_below(&s->rng, 4 * s->n);
 	} else {
 		rt->start_ns = 0;
 		start(rt, arg);
@@ -284,7 +285,8 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	uint64_t watchdog = rt->cfg.watchdog_ns, since = 0;
 	int rc = 0;
 	for (;;) {
-		if (pending_start && (s->steps >= start_after || all_parked(s))) {
+		if (pending_start && (s->steps >= start_after || !s->live ||
+				      (start_after > 4 * (uint64_t)s->n && all_parked(s)))) {
 			/* At the latest clock so far: nothing steps back in time. */
 			uint64_t t = s->now;
 			for (uint32_t i = 0; i < s->n; i++)

@@ -344,7 +344,7 @@ static void so_unparked(struct worker *w, enum park_wake how)
  * the ring counts do not see. */
 static void so_idle_state(struct runtime *rt, struct policy_idle *out)
 {
-	struct steal_one *s = S(rt);
+	struct blumofe *s = S(rt);
 	out->searching = atomic_load(&rt->idle.num_searching);
 	out->sleeping = atomic_load(&rt->idle.num_parked);
 	out->queued = 0;
