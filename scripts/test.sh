@@ -19,7 +19,7 @@ run_suite() {	# name build-dir ctest-args -- cmake-args...
 
 # The scripts' and sweeps' tests exercise Python and the harness as a
 # program: once, on the release build, is enough.
-c_only='-E ^(scripts_.*|sweep)$'
+c_only='-E ^(scripts_.*|sweep_.*)$'
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -3,7 +3,8 @@
 #
 #   include(${CMAKE_CURRENT_SOURCE_DIR}/scripts_tests.cmake OPTIONAL)
 #
-#   scripts_plots-a, scripts_plots-b, scripts_report
+#   scripts_plots-a, scripts_plots-b, scripts_tables, scripts_report,
+#   scripts_report-shot
 #            tests/test_scripts.sh, one part each: makes a few small real results with the
 #            harness (fib under three policies at 1 and 2 workers, open-loop
 #            sim runs at two loads) and a synthetic Chrome trace, runs every
@@ -17,7 +18,7 @@
 
 find_program(BASH_EXECUTABLE bash REQUIRED)
 
-foreach(part plots-a plots-b report)
+foreach(part plots-a plots-b tables report report-shot)
   add_test(NAME scripts_${part}
            COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_scripts.sh
                    $<TARGET_FILE:harness> ${part})

@@ -5,8 +5,9 @@
 #   test_scripts.sh HARNESS [PART]
 #
 # PART is one of plots-a (harnesslib, percentile and p99 plots, gnuplot),
-# plots-b (speedup, throughput, utilization, Gantt, bad input) or report
-# (tables, CSV summary, HTML report in Chromium); without it, all three.
+# plots-b (speedup, throughput, utilization, Gantt, bad input), tables
+# (tables, CSV summary), report (the HTML report rendered in Chromium, and a
+# broken copy) or report-shot (a screenshot of the report); without it, all.
 # ctest runs each part as its own test, to keep every test short.
 #
 # Makes a small set of real results with HARNESS in a temporary directory
@@ -33,8 +34,9 @@ set -u
 harness=${1:?usage: test_scripts.sh HARNESS [plots-a|plots-b|report]}
 part=${2:-all}
 case $part in
-all | plots-a | plots-b | report) ;;
-*) echo "test_scripts: unknown part '$part' (plots-a, plots-b, report)" >&2; exit 2 ;;
+all | plots-a | plots-b | tables | report | report-shot) ;;
+*) echo "test_scripts: unknown part '$part' (plots-a, plots-b, tables, report, report-shot)" >&2
+   exit 2 ;;
 esac
 want() { [ "$part" = all ] || [ "$part" = "$1" ]; }
 [ -x "$harness" ] || { echo "test_scripts: $harness is not an executable file" >&2; exit 1; }
@@ -439,7 +441,7 @@ pass "gnuplot: percentiles.gp and p99_vs_load.gp draw PNGs from plot.py's data"
 
 fi
 
-if want report; then
+if want tables; then
 # ---------------------------------------------------------------------- tables
 run "tables md" "$py" "$scripts/tables.py" "$r" -o "$tmp/tables.md"
 run "tables latex" "$py" "$scripts/tables.py" "$r" --format latex -o "$tmp/tables.tex"
@@ -560,6 +562,9 @@ print("csv ok")
 EOF
 pass "csv_summary.py: $nresults rows, documented header, numbers equal to the files'"
 
+fi
+
+if want report || want report-shot; then
 # ---------------------------------------------------------------------- report
 run "report" "$py" "$scripts/report.py" "$r" --trace "$tmp/trace.json" -o "$tmp/report"
 idx=$tmp/report/index.html
@@ -591,6 +596,7 @@ chrome() {
 	fi
 }
 
+if want report; then
 chrome dump "$idx" "$tmp/dom.html" || fail "chromium --dump-dom failed"
 grep -q "images: $nimg loaded, 0 failed" "$tmp/dom.html" ||
 	fail "rendered report: $(grep -o 'id="img-status"[^<]*' "$tmp/dom.html"), expected $nimg loaded"
@@ -599,10 +605,16 @@ nloaded=$(grep -o 'data-state="loaded"' "$tmp/dom.html" | wc -l)
 grep -q 'data-state="failed"' "$tmp/dom.html" && fail "rendered report: an image failed"
 pass "chromium: the report renders, all $nimg images loaded, none failed"
 
+fi
+
+if want report-shot; then
 chrome shot "$idx" "$tmp/shot.png" || fail "chromium --screenshot failed"
 png_ok "report screenshot" "$tmp/shot.png"
 pass "chromium: screenshot of the report is a real PNG"
 
+fi
+
+if want report; then
 # The check can fail: a report with one figure missing reports it failed.
 cp -r "$tmp/report" "$tmp/broken"
 rm "$tmp/broken/$(grep -o '<img src="[^"]*"' "$idx" | head -n 1 | sed 's/.*src="//; s/"$//')"
@@ -611,6 +623,7 @@ grep -q "images: $((nimg - 1)) loaded, 1 failed" "$tmp/dom2.html" ||
 	fail "broken report: $(grep -o 'id="img-status"[^<]*' "$tmp/dom2.html"), expected 1 failed"
 pass "chromium: a missing figure is reported as failed"
 
+fi
 fi
 
 echo "test_scripts: $passed passed, $failed failed"
