@@ -10,6 +10,8 @@
 # passes --json or --no-json everywhere, so nothing is written into the tree.
 
 set -u
+testlib_name=test_cli
+. "$(dirname "$0")/testlib.sh"
 
 harness=${1:?usage: test_cli.sh HARNESS JSON_CHECK}
 json_check=${2:?usage: test_cli.sh HARNESS JSON_CHECK}
@@ -23,23 +25,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_cli.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 
-passed=0
-failed=0
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*" >&2
-	for f in out err; do
-		[ -s "$tmp/$f" ] && { echo "--- std$f:" >&2; head -n 20 "$tmp/$f" >&2; }
-	done
-	echo "test_cli: $passed passed, $failed failed"
-	exit 1
-}
-
-pass() {
-	passed=$((passed + 1))
-	echo "ok: $*"
-}
 
 # A small real run: two workers, fib(20), a couple of trials.
 small=(--policy=volt --workload=fib --param n=20 --workers 2 --trials 2 --warmup 0)

@@ -14,6 +14,8 @@
 # written into the tree.
 
 set -u
+testlib_name=test_hist_json
+. "$(dirname "$0")/testlib.sh"
 
 harness=${1:?usage: test_hist_json.sh HARNESS}
 [ -x "$harness" ] || { echo "test_hist_json: $harness is not an executable file" >&2; exit 1; }
@@ -31,23 +33,6 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 unset PYTHONOPTIMIZE PYTHONPATH PYTHONHOME	# the checks are asserts
 
-passed=0
-failed=0
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*" >&2
-	for f in out err; do
-		[ -s "$tmp/$f" ] && { echo "--- std$f:" >&2; head -n 30 "$tmp/$f" >&2; }
-	done
-	echo "test_hist_json: $passed passed, $failed failed"
-	exit 1
-}
-
-pass() {
-	passed=$((passed + 1))
-	echo "ok: $*"
-}
 
 ol=(--policy=volt --workload=open-loop --engine=sim --workers 4 --param requests=1500
     --param load=0.8 --warmup 0)

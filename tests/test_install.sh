@@ -12,6 +12,8 @@
 # the working directory.
 
 set -u
+testlib_name=test_install testlib_keep_going=1
+. "$(dirname "$0")/testlib.sh"
 
 cmake=${1:?usage: test_install.sh CMAKE BUILD_DIR}
 build=${2:?usage: test_install.sh CMAKE BUILD_DIR}
@@ -19,16 +21,6 @@ build=${2:?usage: test_install.sh CMAKE BUILD_DIR}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_install.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-passed=0
-failed=0
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*" >&2
-}
-pass() {
-	passed=$((passed + 1))
-	echo "ok: $*"
-}
 
 prefix=$tmp/prefix
 "$cmake" --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 ||

@@ -16,6 +16,8 @@
 # Everything happens in a temporary directory.
 
 set -u
+testlib_name=test_reliability testlib_keep_going=1
+. "$(dirname "$0")/testlib.sh"
 
 harness=${1:?usage: test_reliability.sh HARNESS DOC [CASE...]}
 doc=${2:?usage: test_reliability.sh HARNESS DOC [CASE...]}
@@ -35,16 +37,6 @@ cleanup() {
 trap cleanup EXIT
 ulimit -c 0	# SIGQUIT and SIGABRT would dump core into the directory under test
 
-passed=0
-failed=0
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*" >&2
-}
-pass() {
-	passed=$((passed + 1))
-	echo "ok: $*"
-}
 declare -A group=(
 	[outputs-a]="stdout dev-stdout symlink fifo dev-null"
 	[outputs-b]="tmp-names several names"

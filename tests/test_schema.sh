@@ -15,6 +15,8 @@
 # (CI=true), where a missing tool is a failure.
 
 set -u
+testlib_name=test_schema
+. "$(dirname "$0")/testlib.sh"
 
 harness=${1:?usage: test_schema.sh HARNESS JSON_CHECK}
 json_check=${2:?usage: test_schema.sh HARNESS JSON_CHECK}
@@ -42,23 +44,6 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 unset PYTHONOPTIMIZE PYTHONPATH PYTHONHOME
 
-passed=0
-failed=0
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*" >&2
-	for f in out err; do
-		[ -s "$tmp/$f" ] && { echo "--- std$f:" >&2; head -n 30 "$tmp/$f" >&2; }
-	done
-	echo "test_schema: $passed passed, $failed failed"
-	exit 1
-}
-
-pass() {
-	passed=$((passed + 1))
-	echo "ok: $*"
-}
 
 # Small parameters per workload: a second or less on two workers.
 small_params() {

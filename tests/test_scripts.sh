@@ -30,6 +30,8 @@
 # under CI (CI=true), where a missing tool fails the test.
 
 set -u
+testlib_name=test_scripts
+. "$(dirname "$0")/testlib.sh"
 
 harness=${1:?usage: test_scripts.sh HARNESS [plots-a|plots-b|report]}
 part=${2:-all}
@@ -67,23 +69,6 @@ unset PYTHONOPTIMIZE PYTHONPATH PYTHONHOME      # asserts must run; only our mod
 export PYTHONDONTWRITEBYTECODE=1 MPLBACKEND=Agg MPLCONFIGDIR="$tmp/mpl" HOME="$tmp/home"
 mkdir -p "$HOME" "$MPLCONFIGDIR"
 
-passed=0
-failed=0
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*" >&2
-	for f in out err; do
-		[ -s "$tmp/$f" ] && { echo "--- std$f:" >&2; head -n 30 "$tmp/$f" >&2; }
-	done
-	echo "test_scripts: $passed passed, $failed failed"
-	exit 1
-}
-
-pass() {
-	passed=$((passed + 1))
-	echo "ok: $*"
-}
 
 # run NAME CMD...: CMD must exit 0 (stdout to out, stderr to err).
 run() {

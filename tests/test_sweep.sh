@@ -14,6 +14,8 @@
 # one result per configuration. No network: the sshloginfile names ':' only.
 
 set -u
+testlib_name=test_sweep
+. "$(dirname "$0")/testlib.sh"
 
 harness=${1:?usage: test_sweep.sh HARNESS [grid|control]}
 # PART: grid (sections 1-7: results, resume, backends, merge, bad grids) or control
@@ -40,21 +42,6 @@ trap cleanup EXIT
 cd "$tmp" || exit 1
 unset PYTHONOPTIMIZE PYTHONPATH PYTHONHOME	# the Python checks are asserts
 
-passed=0
-failed=0
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*" >&2
-	[ -s "$tmp/err" ] && { echo "--- stderr:" >&2; tail -n 20 "$tmp/err" >&2; }
-	echo "test_sweep: $passed passed, $failed failed"
-	exit 1
-}
-
-pass() {
-	passed=$((passed + 1))
-	echo "ok: $*"
-}
 
 sw() { "$py" "$sweep" "$@" --harness "$harness"; }
 

@@ -14,6 +14,8 @@
 # one line. Runs in a temporary directory; nothing is written into the tree.
 
 set -u
+testlib_name=test_variants
+. "$(dirname "$0")/testlib.sh"
 
 harness=${1:?usage: test_variants.sh HARNESS}
 [ -x "$harness" ] || { echo "test_variants: $harness is not an executable file" >&2; exit 1; }
@@ -31,23 +33,6 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 unset PYTHONOPTIMIZE	# the checks are asserts
 
-passed=0
-failed=0
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*" >&2
-	for f in out err; do
-		[ -s "$tmp/$f" ] && { echo "--- std$f:" >&2; head -n 30 "$tmp/$f" >&2; }
-	done
-	echo "test_variants: $passed passed, $failed failed"
-	exit 1
-}
-
-pass() {
-	passed=$((passed + 1))
-	echo "ok: $*"
-}
 
 sim=(--workload=fib --param n=15 --engine=sim --workers 4 --warmup 0)
 
