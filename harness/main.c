@@ -22,6 +22,7 @@
 #include "core/c2c.h"
 #include "calibrate.h"
 #include "build_info.h"
+#include "git_rev.h"
 #include "driver.h"
 #include "outfile.h"
 #include "policies/policy.h"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "build_info.h"
+#include "git_rev.h"
 
 static void copy(char *dst, size_t len, const char *src)
 {
