@@ -286,6 +286,23 @@ void rt_idle_unparked(struct worker *w, enum park_wake how)
 	}
 }
 
+/* A claimed worker counts as searching from its claim on, so a wake on its
+ * way satisfies the invariant too. Runs between simulated steps only. */
+const char *rt_idle_check_global(struct runtime *rt)
+{
+	static char why[160];
+	size_t global = inject_len(&rt->inject);
+	uint32_t parked = atomic_load(&rt->idle.num_parked);
+	uint32_t searching = atomic_load(&rt->idle.num_searching);
+	if (global && parked && !searching) {
+		snprintf(why, sizeof why,
+			 "%zu tasks in the global queue while %u workers sleep and none searches "
+			 "(a lost wakeup)", global, parked);
+		return why;
+	}
+	return NULL;
+}
+
 void rt_total_stats(const struct runtime *rt, struct worker_stats *out)
 {
 	memset(out, 0, sizeof *out);

@@ -379,6 +379,12 @@ static inline struct task *rt_push_pop_local(struct worker *w, struct task *t)
  *   rt_idle_unparked      after the engine's park returns: claimed (the
  *                         claimer counted us as a searcher), or a timeout, or
  *                         a stale permit, as the unpark counters record.
+ *   rt_idle_check_global  the invariant this protocol keeps, for a policy's
+ *                         check_idle (--explore, between simulated steps):
+ *                         NULL, or one line saying that tasks wait in the
+ *                         global queue while workers sleep and none
+ *                         searches (a lost wakeup). Rings and deques are
+ *                         left out: their owner runs what it pushed.
  */
 void rt_idle_notify(struct runtime *rt, struct worker *w);
 
@@ -392,6 +398,7 @@ static inline void rt_idle_notify_local(struct worker *w)
 }
 
 void rt_idle_unparked(struct worker *w, enum park_wake how);
+const char *rt_idle_check_global(struct runtime *rt);
 
 /* n zeroed objects of `size` in whole cache lines, cache-line aligned. */
 void *rt_alloc_lines(size_t n, size_t size);

@@ -354,25 +354,6 @@ static void so_idle_state(struct runtime *rt, struct policy_idle *out)
 	}
 }
 
-/* --explore (between two sim steps): remote tasks go to the global queue
- * with the core's notify (a claimed sleeper counts as searching), so one
- * queued there while a worker sleeps and none searches is a lost wake.
- * Deques are left out: their owner runs what it pushed. */
-static const char *so_check_idle(struct runtime *rt)
-{
-	static char why[160];
-	size_t global = inject_len(&rt->inject);
-	uint32_t parked = atomic_load(&rt->idle.num_parked);
-	uint32_t searching = atomic_load(&rt->idle.num_searching);
-	if (global && parked && !searching) {
-		snprintf(why, sizeof why,
-			 "%zu tasks in the global queue while %u workers sleep and none searches "
-			 "(a lost wakeup)", global, parked);
-		return why;
-	}
-	return NULL;
-}
-
 /* Stall report (workers stopped): the deques, which rt_dump's ring view
  * does not show, and each worker's search state. */
 static void so_dump(struct runtime *rt, FILE *f)
@@ -411,6 +392,6 @@ const struct policy policy_blumofe_leiserson = {
 	.park = so_park,
 	.unparked = so_unparked,
 	.idle_state = so_idle_state,
-	.check_idle = so_check_idle,
+	.check_idle = rt_idle_check_global,	/* remote tasks: global queue + notify */
 	.dump = so_dump,
 };

@@ -398,6 +398,6 @@ const struct policy policy_locality = {
 	.tick_end = volt_tick_end,
 	.park = volt_park,
 	.unparked = volt_unparked,
-	.check_idle = volt_check_idle,
+	.check_idle = rt_idle_check_global,
 	.dump = locality_dump,
 };

@@ -640,29 +640,6 @@ void volt_unparked(struct worker *w, enum park_wake how)
 	rt_idle_unparked(w, how);
 }
 
-/*
- * The invariant the sleep protocol keeps, checked between simulated steps
- * by --explore: runnable work in the global queue while a worker sleeps
- * needs someone searching (a claimed worker counts as one from its claim,
- * so a wake on its way counts too). Work in rings is left out: a batch
- * pulled into a ring by a non-searching worker may legitimately sit there
- * while that worker runs it.
- */
-const char *volt_check_idle(struct runtime *rt)
-{
-	static char why[160];
-	size_t global = inject_len(&rt->inject);
-	uint32_t parked = atomic_load(&rt->idle.num_parked);
-	uint32_t searching = atomic_load(&rt->idle.num_searching);
-	if (global && parked && !searching) {
-		snprintf(why, sizeof why,
-			 "%zu tasks in the global queue while %u workers sleep and none searches "
-			 "(a lost wakeup)", global, parked);
-		return why;
-	}
-	return NULL;
-}
-
 void volt_dump(struct runtime *rt, FILE *f)
 {
 	struct volt *v = V(rt);
@@ -702,7 +679,7 @@ const struct policy policy_volt = {
 	.tick_end = volt_tick_end,
 	.park = volt_park,
 	.unparked = volt_unparked,
-	.check_idle = volt_check_idle,
+	.check_idle = rt_idle_check_global,
 	.dump = volt_dump,
 };
 
@@ -729,7 +706,7 @@ const struct policy policy_volt_broken = {
 	.tick_end = volt_tick_end,
 	.park = volt_park,
 	.unparked = volt_unparked,
-	.check_idle = volt_check_idle,
+	.check_idle = rt_idle_check_global,
 	.dump = volt_dump,
 };
 
@@ -741,7 +718,7 @@ const struct policy policy_volt_broken = {
 	.destroy = volt_destroy, .schedule_local = volt_schedule_local,                      \
 	.schedule_remote = volt_schedule_remote, .tick_begin = volt_tick_begin,              \
 	.find_work = volt_find_work, .tick_end = volt_tick_end, .park = volt_park,           \
-	.unparked = volt_unparked, .check_idle = volt_check_idle, .dump = volt_dump
+	.unparked = volt_unparked, .check_idle = rt_idle_check_global, .dump = volt_dump
 
 const struct policy policy_fixed_interval_61 = {
 	.name = "fixed-interval-61",

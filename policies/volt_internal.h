@@ -82,7 +82,6 @@ void volt_tick_end(struct worker *w, uint32_t polls, uint64_t elapsed_ns);
 bool volt_park(struct worker *w, uint64_t *timeout_ns);
 void volt_unparked(struct worker *w, enum park_wake how);
 void volt_dump(struct runtime *rt, FILE *f);
-const char *volt_check_idle(struct runtime *rt);
 
 /* A victim loop: returns a stolen task (the others it moved are in w's
  * ring) or NULL. Called by the owner of w from find_work's steal step. */
