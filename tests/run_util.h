@@ -199,6 +199,28 @@ static inline uint32_t spawn_onto_sleepers(struct engine *e, struct runtime *rt,
 	return p.asleep_seen;
 }
 
+/*
+ * The check every sleeping policy's test makes with it: a task injected
+ * while all of rt's workers sleep is run by a worker that a notify woke,
+ * no park timed out, and the task went through the global queue once.
+ * Tears rt and e down.
+ */
+static inline void assert_notify_runs_spawn_onto_sleepers(struct engine *e, struct runtime *rt,
+							  uint32_t (*asleep)(struct runtime *rt))
+{
+	int32_t ran_on;
+	uint32_t seen = spawn_onto_sleepers(e, rt, asleep, &ran_on);
+	struct worker_stats tot;
+	rt_total_stats(rt, &tot);
+	ASSERT_EQ(seen, rt->nworkers);
+	ASSERT(ran_on >= 0);
+	ASSERT(tot.unparks_notify >= 1);
+	ASSERT_U64_EQ(tot.unparks_timeout, 0);
+	ASSERT_U64_EQ(tot.global_tasks, 1);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
 /* Sleepers in the core idle state (the bitmap's parked count). */
 static inline uint32_t idle_parked(struct runtime *rt)
 {

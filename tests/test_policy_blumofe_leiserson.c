@@ -242,18 +242,7 @@ static void remote_spawn_wakes_parked_worker(void)
 	const uint32_t workers = 4;
 	struct engine *e;
 	struct runtime *rt = hand_runtime(workers, sleepy, &e);
-	int32_t ran_on;
-	uint32_t asleep = spawn_onto_sleepers(e, rt, idle_parked, &ran_on);
-
-	struct worker_stats tot;
-	rt_total_stats(rt, &tot);
-	ASSERT_EQ(asleep, workers);
-	ASSERT(ran_on >= 0);
-	ASSERT(tot.unparks_notify >= 1);
-	ASSERT_EQ(tot.unparks_timeout, 0);
-	ASSERT_EQ(tot.global_tasks, 1);
-	rt_destroy(rt);
-	e->ops->destroy(e);
+	assert_notify_runs_spawn_onto_sleepers(e, rt, idle_parked);
 }
 
 int main(void)

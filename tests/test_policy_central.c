@@ -265,17 +265,7 @@ static void remote_spawn_wakes_parked(uint32_t workers, const char *const *knobs
 	ASSERT_EQ(rt_create(&rt, &cfg, p, kv, e, err, sizeof err), 0);
 	/* Parks never time out: only a notify can run the task (a lost
 	 * wakeup ends the run through the watchdog, and run returns -ETIMEDOUT). */
-	int32_t ran_on;
-	uint32_t asleep = spawn_onto_sleepers(e, rt, parked, &ran_on);
-	struct worker_stats tot;
-	rt_total_stats(rt, &tot);
-	ASSERT_EQ(asleep, workers);
-	ASSERT(ran_on >= 0);
-	ASSERT(tot.unparks_notify >= 1);
-	ASSERT_U64_EQ(tot.unparks_timeout, 0);
-	ASSERT_U64_EQ(tot.global_tasks, 1);
-	rt_destroy(rt);
-	e->ops->destroy(e);
+	assert_notify_runs_spawn_onto_sleepers(e, rt, parked);
 }
 
 static void remote_spawn_wakes_parked_workers(void)

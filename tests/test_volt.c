@@ -490,19 +490,7 @@ static void remote_spawn_wakes_parked_worker(void)
 	struct engine *e = engine_threads_create(workers);
 	struct runtime *rt;
 	ASSERT_EQ(rt_create(&rt, &cfg, &policy_volt, kv, e, err, sizeof err), 0);
-	int32_t ran_on;
-	uint32_t asleep = spawn_onto_sleepers(e, rt, idle_parked, &ran_on);
-
-	struct worker_stats tot;
-	rt_total_stats(rt, &tot);
-	ASSERT_EQ(asleep, workers);
-	ASSERT(ran_on >= 0);
-	ASSERT(tot.unparks_notify >= 1);
-	ASSERT_EQ(tot.unparks_timeout, 0);
-	/* The task went through the global queue to the claimed worker. */
-	ASSERT_EQ(tot.global_tasks, 1);
-	rt_destroy(rt);
-	e->ops->destroy(e);
+	assert_notify_runs_spawn_onto_sleepers(e, rt, idle_parked);
 }
 
 /* Over a whole run every worker's adaptive interval stays in [8, 255]. */
