@@ -263,9 +263,12 @@ __attribute__((noinline)) void rt_push_local_overflow(struct worker *w, struct t
 void rt_idle_notify(struct runtime *rt, struct worker *w)
 {
 	idle_fence_publish();
-	if (!idle_should_wake(&rt->idle))
-		return;
-	int id = idle_claim_parked(&rt->idle);
+	if (idle_should_wake(&rt->idle))
+		rt_idle_unpark(rt, w, idle_claim_parked(&rt->idle));
+}
+
+void rt_idle_unpark(struct runtime *rt, struct worker *w, int id)
+{
 	if (id < 0)
 		return;
 	if (w)

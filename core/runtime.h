@@ -388,13 +388,31 @@ static inline struct task *rt_push_pop_local(struct worker *w, struct task *t)
  */
 void rt_idle_notify(struct runtime *rt, struct worker *w);
 
+/*
+ * The two halves policies with their own choice of sleeper share:
+ *
+ *   rt_idle_local_look    rt_idle_notify_local's relaxed look: true when a
+ *                         wake may be wanted (somebody sleeps and nobody
+ *                         searches). Relaxed: a stale answer only delays
+ *                         parallelism until the next push or a searcher's
+ *                         chain, never strands the caller's own task.
+ *   rt_idle_unpark        after a claim (idle_claim_parked*, or a policy's
+ *                         own): count the notify for w (NULL outside
+ *                         workers) and unpark worker id; id < 0 (nobody
+ *                         claimed) does nothing.
+ */
+static inline bool rt_idle_local_look(const struct idle *s)
+{
+	return __builtin_expect(atomic_load_explicit(&s->num_parked, memory_order_relaxed) != 0 &&
+				atomic_load_explicit(&s->num_searching, memory_order_relaxed) == 0, 0);
+}
+
+void rt_idle_unpark(struct runtime *rt, struct worker *w, int id);
+
 static inline void rt_idle_notify_local(struct worker *w)
 {
-	struct idle *s = &w->rt->idle;
-	if (__builtin_expect(atomic_load_explicit(&s->num_parked, memory_order_relaxed) == 0 ||
-			     atomic_load_explicit(&s->num_searching, memory_order_relaxed) != 0, 1))
-		return;
-	rt_idle_notify(w->rt, w);
+	if (rt_idle_local_look(&w->rt->idle))
+		rt_idle_notify(w->rt, w);
 }
 
 void rt_idle_unparked(struct worker *w, enum park_wake how);

@@ -164,24 +164,15 @@ static void notify(struct runtime *rt, struct worker *w)
 	struct central *c = C(rt);
 	idle_fence_publish();
 	/* Eager mode never counts searchers, so this is "anybody parked". */
-	if (!idle_should_wake(&rt->idle))
-		return;
-	int id = claim_sleeper(c, &rt->idle);
-	if (id < 0)
-		return;
-	if (w)
-		w->st.notifies++;
-	rt->engine->ops->unpark(rt->engine, (uint32_t)id);
+	if (idle_should_wake(&rt->idle))
+		rt_idle_unpark(rt, w, claim_sleeper(c, &rt->idle));
 }
 
 /* The relaxed pre-check of a worker's own push (see the top comment). */
 static inline void notify_local(struct worker *w)
 {
-	struct idle *s = &w->rt->idle;
-	if (__builtin_expect(atomic_load_explicit(&s->num_parked, memory_order_relaxed) == 0 ||
-			     atomic_load_explicit(&s->num_searching, memory_order_relaxed) != 0, 1))
-		return;
-	notify(w->rt, w);
+	if (rt_idle_local_look(&w->rt->idle))
+		notify(w->rt, w);
 }
 
 static void central_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)

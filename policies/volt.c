@@ -253,24 +253,15 @@ static void notify(struct runtime *rt, struct worker *w)
 		return;
 	}
 	idle_fence_publish();
-	if (!idle_should_wake(&rt->idle))
-		return;
-	int id = idle_claim_parked_by(&rt->idle, pick_latest, v);
-	if (id < 0)
-		return;
-	if (w)
-		w->st.notifies++;
-	rt->engine->ops->unpark(rt->engine, (uint32_t)id);
+	if (idle_should_wake(&rt->idle))
+		rt_idle_unpark(rt, w, idle_claim_parked_by(&rt->idle, pick_latest, v));
 }
 
 /* After a push into the caller's own ring (rt_idle_notify_local). */
 static inline void notify_local(struct worker *w)
 {
-	struct idle *s = &w->rt->idle;
-	if (atomic_load_explicit(&s->num_parked, memory_order_relaxed) == 0 ||
-	    atomic_load_explicit(&s->num_searching, memory_order_relaxed) != 0)
-		return;
-	notify(w->rt, w);
+	if (rt_idle_local_look(&w->rt->idle))
+		notify(w->rt, w);
 }
 
 static __attribute__((noinline)) void schedule_parking(struct worker *w, struct task *t)
