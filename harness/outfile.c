@@ -205,11 +205,22 @@ static int open_rename(struct outfile *o, const char *what, char *err, size_t le
 	return 0;
 }
 
+/* The directory part of path: ".", "/" or everything before the last '/'. */
+static void dir_of(const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(buf, len, ".");
+	else if (slash == path)
+		snprintf(buf, len, "/");
+	else
+		snprintf(buf, len, "%.*s", (int)(slash - path), path);
+}
+
 int outfile_check(const char *what, const char *path, char *err, size_t len)
 {
 	struct stat st;
 	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
 
 	if (!path[0])
 		return failed(ENOENT, err, len, what, "''", "empty path");
@@ -229,12 +240,7 @@ int outfile_check(const char *what, const char *path, char *err, size_t len)
 	 * file); a link or a special file is opened in place. */
 	if (lstat(path, &st) == 0 && (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode)))
 		return 0;
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == path)
-		snprintf(dir, sizeof dir, "/");
-	else
-		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	dir_of(path, dir, sizeof dir);
 	if (access(dir, W_OK | X_OK) != 0)
 		return failed(errno, err, len, what, path, NULL);
 	return 0;
@@ -329,12 +335,7 @@ static void canonical(const char *path, char *buf, size_t len)
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == path)
-		snprintf(dir, sizeof dir, "/");
-	else
-		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	dir_of(path, dir, sizeof dir);
 	if (realpath(dir, real))
 		snprintf(buf, len, "%s/%s", real, base);
 	else
