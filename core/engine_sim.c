@@ -333,6 +333,16 @@ static int sim_run(struct engine *e, struct runtime *rt,
 			s->now = sw->clock;
 			worker_unparked(w, sw->woken ? PARK_WOKEN : PARK_TIMEOUT);
 			sw->woken = false;
+			if (explore) {
+				/* The wake path (the policy's unparked hook) is a
+				 * step of its own: other workers may claim, steal or
+				 * publish between its reads and the worker's next
+				 * RMWs, which follow after a seeded part of the
+				 * futex's cost (the timeout/claim race). */
+				sw->clock += rng_below(&s->rng, (uint32_t)s->costs.park + 1);
+				ev_set(s, id, sw->clock);
+				continue;
+			}
 		}
 		s->now = sw->clock;
 		uint64_t t_step = sw->clock, timeout = 0;

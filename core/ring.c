@@ -70,79 +70,16 @@ void ring_push_batch(struct ring *r, struct task *const *ts, uint32_t n)
 uint32_t ring_steal_into(struct ring *src, struct ring *dst, uint32_t max,
 			 struct task **first, enum steal_outcome *why)
 {
-	CHECK(src != dst && max >= 1);
-	*first = NULL;
-
-	/* dst is the thief's own ring: its tail is ours alone. */
-	uint32_t dst_tail = atomic_load_explicit(&dst->tail, memory_order_relaxed);
-	uint64_t dh = atomic_load_explicit(&dst->head, memory_order_acquire);
-	uint32_t room = RING_CAP - (dst_tail - ring_steal_idx(dh));
-	if (room == 0) {
-		*why = STEAL_FULL;
+	struct ring_steal st;
+	if (!ring_steal_claim(src, dst, max, &st, why)) {
+		*first = NULL;
 		return 0;
 	}
-	if (max > room)
-		max = room;
-
-	uint64_t prev = atomic_load_explicit(&src->head, memory_order_acquire);
-	uint32_t real, k;
-	for (;;) {
-		uint32_t steal = ring_steal_idx(prev);
-		real = ring_real(prev);
-		if (steal != real) {
-			*why = STEAL_BUSY;
-			return 0;
-		}
-		/* Acquire pairs with the owner's release store of tail: the
-		 * slots below it hold the tasks it pushed. */
-		uint32_t src_tail = atomic_load_explicit(&src->tail, memory_order_acquire);
-		uint32_t n = src_tail - real;
-		if (n == 0 || n > RING_CAP) {
-			/* n > CAP: head moved past our stale tail read. */
-			if (n == 0) {
-				*why = STEAL_EMPTY;
-				return 0;
-			}
-			prev = atomic_load_explicit(&src->head, memory_order_acquire);
-			continue;
-		}
-		k = ring_steal_amount(n, max);
-		/*
-		 * Claim [real, real+k) and mark the ring busy (steal stays at
-		 * real). Races with the owner's pop CAS and other thieves; on
-		 * failure we retry with the fresh head. The owner cannot
-		 * overwrite the claimed slots: its capacity check counts from
-		 * `steal`, which we have not moved yet.
-		 */
-		if (atomic_compare_exchange_weak_explicit(
-			    &src->head, &prev, ring_pack(steal, real + k),
-			    memory_order_acquire, memory_order_acquire))
-			break;
-	}
-
-	for (uint32_t i = 0; i < k - 1; i++)
-		dst->buf[(dst_tail + i) & RING_MASK] = src->buf[(real + i) & RING_MASK];
-	*first = src->buf[(real + k - 1) & RING_MASK];
-
-	/*
-	 * Release the claimed slots: steal catches up with real. The owner may
-	 * have popped meanwhile, so re-read real on failure. Release pairs
-	 * with the owner's acquire load of head in ring_push: our slot reads
-	 * above happen before it reuses those slots.
-	 */
-	prev = ring_pack(real, real + k);
-	for (;;) {
-		uint32_t cur_real = ring_real(prev);
-		CHECK(ring_steal_idx(prev) == real);
-		if (atomic_compare_exchange_weak_explicit(
-			    &src->head, &prev, ring_pack(cur_real, cur_real),
-			    memory_order_release, memory_order_relaxed))
-			break;
-	}
-
-	/* Publish the k-1 copied tasks to thieves of our own ring. */
-	if (k > 1)
-		atomic_store_explicit(&dst->tail, dst_tail + k - 1, memory_order_release);
+	/* The order is the protocol: copy the claimed slots out before
+	 * releasing them to the owner, and publish the copies last. */
+	*first = ring_steal_copy(src, dst, &st);
+	ring_steal_release(src, &st);
+	ring_steal_publish(dst, &st);
 	*why = STEAL_OK;
-	return k;
+	return st.k;
 }

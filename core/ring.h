@@ -215,4 +215,108 @@ static inline uint32_t ring_steal_amount(uint32_t n, uint32_t max)
 	return k;
 }
 
+/*
+ * ring_steal_into's four phases, one shared-memory step each, in the order
+ * it runs them: claim (CAS of src's head), copy (plain reads of the claimed
+ * slots), release (CAS of src's head: steal catches up with real), publish
+ * (store of dst's tail). Exposed so that a test can interleave other
+ * operations between them (tests/test_ring.c, every schedule).
+ */
+struct ring_steal {
+	uint32_t real;		/* src's head when claimed */
+	uint32_t k;		/* tasks claimed */
+	uint32_t dst_tail;	/* dst's tail: dst is the thief's own ring */
+};
+
+/* Claim up to max of src's tasks (ring_steal_amount, bounded by dst's
+ * room); false with *why set if there is nothing to claim. */
+static inline bool ring_steal_claim(struct ring *src, struct ring *dst, uint32_t max,
+				    struct ring_steal *st, enum steal_outcome *why)
+{
+	CHECK(src != dst && max >= 1);
+	/* dst is the thief's own ring: its tail is ours alone. */
+	uint32_t dst_tail = atomic_load_explicit(&dst->tail, memory_order_relaxed);
+	uint64_t dh = atomic_load_explicit(&dst->head, memory_order_acquire);
+	uint32_t room = RING_CAP - (dst_tail - ring_steal_idx(dh));
+	if (room == 0) {
+		*why = STEAL_FULL;
+		return false;
+	}
+	if (max > room)
+		max = room;
+
+	uint64_t prev = atomic_load_explicit(&src->head, memory_order_acquire);
+	for (;;) {
+		uint32_t steal = ring_steal_idx(prev), real = ring_real(prev);
+		if (steal != real) {
+			*why = STEAL_BUSY;
+			return false;
+		}
+		/* Acquire pairs with the owner's release store of tail: the
+		 * slots below it hold the tasks it pushed. */
+		uint32_t src_tail = atomic_load_explicit(&src->tail, memory_order_acquire);
+		uint32_t n = src_tail - real;
+		if (n == 0) {
+			*why = STEAL_EMPTY;
+			return false;
+		}
+		if (n > RING_CAP) {
+			/* Head moved past our stale tail read. */
+			prev = atomic_load_explicit(&src->head, memory_order_acquire);
+			continue;
+		}
+		uint32_t k = ring_steal_amount(n, max);
+		/*
+		 * Claim [real, real+k) and mark the ring busy (steal stays at
+		 * real). Races with the owner's pop CAS and other thieves; on
+		 * failure we retry with the fresh head. The owner cannot
+		 * overwrite the claimed slots: its capacity check counts from
+		 * `steal`, which we have not moved yet.
+		 */
+		if (atomic_compare_exchange_weak_explicit(&src->head, &prev,
+							  ring_pack(steal, real + k),
+							  memory_order_acquire, memory_order_acquire)) {
+			*st = (struct ring_steal){ real, k, dst_tail };
+			return true;
+		}
+	}
+}
+
+/* Copy the claimed tasks but the last into dst's free slots (not yet
+ * visible); returns the last, for the thief to run. */
+static inline struct task *ring_steal_copy(struct ring *src, struct ring *dst,
+					   const struct ring_steal *st)
+{
+	for (uint32_t i = 0; i < st->k - 1; i++)
+		dst->buf[(st->dst_tail + i) & RING_MASK] = src->buf[(st->real + i) & RING_MASK];
+	return src->buf[(st->real + st->k - 1) & RING_MASK];
+}
+
+/* Hand the claimed slots back to src's owner: steal catches up with real. */
+static inline void ring_steal_release(struct ring *src, const struct ring_steal *st)
+{
+	/*
+	 * The owner may have popped meanwhile, so re-read real on failure.
+	 * Release pairs with the owner's acquire load of head in ring_push:
+	 * our slot reads in ring_steal_copy happen before it reuses them.
+	 */
+	uint64_t prev = ring_pack(st->real, st->real + st->k);
+	for (;;) {
+		uint32_t cur_real = ring_real(prev);
+		CHECK(ring_steal_idx(prev) == st->real);
+		if (atomic_compare_exchange_weak_explicit(&src->head, &prev,
+							  ring_pack(cur_real, cur_real),
+							  memory_order_release, memory_order_relaxed))
+			return;
+	}
+}
+
+/* Publish the k-1 copied tasks to thieves of dst (release: pairs with their
+ * acquire load of tail, so they see the copies). */
+static inline void ring_steal_publish(struct ring *dst, const struct ring_steal *st)
+{
+	if (st->k > 1)
+		atomic_store_explicit(&dst->tail, st->dst_tail + st->k - 1, memory_order_release);
+}
+
 #endif

@@ -297,6 +297,15 @@ const char *rt_idle_check_global(struct runtime *rt)
 	size_t global = inject_len(&rt->inject);
 	uint32_t parked = atomic_load(&rt->idle.num_parked);
 	uint32_t searching = atomic_load(&rt->idle.num_searching);
+	uint32_t bits = (uint32_t)__builtin_popcountll(atomic_load(&rt->idle.parked_bitmap));
+	/* Every RMW pair of the protocol (mark parked, claim, the wake
+	 * path's clear) keeps the count equal to the bits between steps. */
+	if (parked != bits) {
+		snprintf(why, sizeof why,
+			 "the parked count is %u but %u workers are in the parked bitmap (the "
+			 "count wrapped or drifted: a timeout raced a claim)", parked, bits);
+		return why;
+	}
 	if (global && parked && !searching) {
 		snprintf(why, sizeof why,
 			 "%zu tasks in the global queue while %u workers sleep and none searches "

@@ -383,7 +383,9 @@ static inline struct task *rt_push_pop_local(struct worker *w, struct task *t)
  *                         check_idle (--explore, between simulated steps):
  *                         NULL, or one line saying that tasks wait in the
  *                         global queue while workers sleep and none
- *                         searches (a lost wakeup). Rings and deques are
+ *                         searches (a lost wakeup), or that the parked
+ *                         count differs from the parked bitmap's bits (a
+ *                         timeout that raced a claim). Rings and deques are
  *                         left out: their owner runs what it pushed.
  */
 void rt_idle_notify(struct runtime *rt, struct worker *w);

@@ -12,6 +12,7 @@ extern const struct policy policy_blumofe_leiserson, policy_rayon, policy_tokio_
 const struct policy *const policy_table[] = {
 	&policy_volt,
 	&policy_volt_broken,	/* test-only: listed apart, not in --policy=all */
+	&policy_volt_timeout_race,	/* test-only */
 	&policy_fixed_interval_61,
 	&policy_steal_one,
 	&policy_tokio,

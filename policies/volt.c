@@ -44,14 +44,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One table shape for volt, its test-only broken variant (no park timeout)
- * and its single-mechanism variants (one default changed each). */
+/* One table shape for volt, its test-only broken variants (no park timeout;
+ * 50 us parks) and its single-mechanism variants (one default changed
+ * each). */
 #define VOLT_KNOB_TABLE(park, interval, steal) { VOLT_KNOB_ENTRIES(park, interval, steal) }
 
 static const struct knob_def volt_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(1e7, 0, 128);
 static const struct knob_def volt_broken_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(0, 0, 128);
 static const struct knob_def fixed61_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(1e7, 61, 128);
 static const struct knob_def steal_one_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(1e7, 0, 1);
+/* The timeout/claim race needs timeouts: 50 us parks, so small runs have
+ * many (the race itself does not depend on the length). */
+static const struct knob_def timeout_race_knobs[VOLT_NKNOBS] = VOLT_KNOB_TABLE(5e4, 0, 128);
 
 static const struct knob_enum volt_names[] = {
 	{ "interval", (const struct knob_name[]){ { "adaptive", 0 }, { NULL, 0 } } },
@@ -66,6 +70,7 @@ struct volt_worker {
 	CACHE_ALIGNED struct task *prefetch[PREFETCH_MAX];
 	uint32_t pf_head, pf_len;
 	uint32_t lifo_polls;		/* this tick */
+	bool timeout_pending;		/* volt-timeout-race: clear our bit next step */
 	uint32_t lifo_cap;		/* copies of knobs, on the owner's line */
 	bool notify_local, yield_to_ring;
 	uint32_t since_global;		/* polls since the last global check */
@@ -697,6 +702,96 @@ const struct policy policy_volt_broken = {
 	.tick_end = volt_tick_end,
 	.park = volt_park,
 	.unparked = volt_unparked,
+	.check_idle = rt_idle_check_global,
+	.dump = volt_dump,
+};
+
+/*
+ * Kept for tests: Volt's timeout path as its code has it (Scheduler.zig
+ * parkWorker, after park_state.park returns: isWorkerParked, then on a set
+ * bit parked_bitmap.fetchAnd and num_parked.fetchSub, the previous value
+ * unchecked). A claimer that clears the bit between the test and the clear
+ * has already decremented num_parked for this worker and counted it as a
+ * searcher: the worker's own decrement makes the count drift (or wrap), and
+ * num_searching stays one too high, so no publisher wakes anybody again.
+ *
+ * The test is the unparked hook; the clear and the decrement come first in
+ * the worker's next step (tick_begin, before the timer and I/O polls, which
+ * this variant therefore does itself: own_maintenance, the core's order).
+ * On threads that follows at once, so the window is the few instructions it
+ * is in Volt's code; the simulation engine, exploring, makes the wake path
+ * a step of its own, so other workers' steps can fall in between
+ * (docs/sim.md).
+ */
+static void timeout_race_unparked(struct worker *w, enum park_wake how)
+{
+	atomic_store_explicit(&w->sh->transitioning_to_park, false, memory_order_relaxed);
+	if (!idle_is_parked(&w->rt->idle, w->index)) {
+		/* Bit clear: claimed; the claimer counted us as a searcher. */
+		w->searching = true;
+		w->st.unparks_notify++;
+		return;
+	}
+	VW(w)->timeout_pending = true;
+	if (how == PARK_TIMEOUT)
+		w->st.unparks_timeout++;
+	else
+		w->st.unparks_spurious++;
+}
+
+static uint32_t timeout_race_tick_begin(struct worker *w)
+{
+	struct volt_worker *vw = VW(w);
+	if (vw->timeout_pending) {
+		vw->timeout_pending = false;
+		struct idle *s = &w->rt->idle;
+		uint64_t mask = (uint64_t)1 << w->index;
+		/* The defect: neither previous value is looked at (the fixed
+		 * path is idle_wake_was_claim). */
+		atomic_fetch_and_explicit(&s->parked_bitmap, ~mask, memory_order_seq_cst);
+		atomic_fetch_sub_explicit(&s->num_parked, 1, memory_order_seq_cst);
+	}
+	if (w->index == 0)
+		rt_poll_timers(w);
+	rt_poll_io(w);
+	return volt_tick_begin(w);
+}
+
+/* volt_park, and worker 0 sleeps no longer than the next event (what the
+ * core does for a policy without own_maintenance). */
+static bool timeout_race_park(struct worker *w, uint64_t *timeout_ns)
+{
+	if (!volt_park(w, timeout_ns))
+		return false;
+	uint64_t next = w->index == 0 ? rt_next_event(w->rt) : TIMER_NONE;
+	if (next != TIMER_NONE) {
+		uint64_t now = rt_now(w->rt, w);
+		uint64_t left = next > now ? next - now : 0;
+		if (left < *timeout_ns)
+			*timeout_ns = left;
+	}
+	return true;
+}
+
+const struct policy policy_volt_timeout_race = {
+	.name = "volt-timeout-race",
+	.summary = "volt whose timeout path tests its parked bit, then clears it and decrements "
+		   "the parked count unchecked (Volt's code: a claim in between wraps the count)",
+	.test_only = true,
+	.own_maintenance = true,
+	.knobs = timeout_race_knobs,
+	.nknobs = VOLT_NKNOBS,
+	.knob_names = volt_names,
+	.check = volt_check,
+	.init = volt_init,
+	.destroy = volt_destroy,
+	.schedule_local = volt_schedule_local,
+	.schedule_remote = volt_schedule_remote,
+	.tick_begin = timeout_race_tick_begin,
+	.find_work = volt_find_work,
+	.tick_end = volt_tick_end,
+	.park = timeout_race_park,
+	.unparked = timeout_race_unparked,
 	.check_idle = rt_idle_check_global,
 	.dump = volt_dump,
 };

@@ -1,7 +1,8 @@
 /*
  * test_ring.c - the local ring: FIFO order, steal-half amounts, overflow,
- * refusal during a steal, and one owner against three thieves on a million
- * tasks with every task taken exactly once.
+ * refusal during a steal, every schedule of one steal's phases against the
+ * owner and two more thieves, and one owner against three thieves on a
+ * million tasks with every task taken exactly once.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -168,6 +169,201 @@ static void refuse_during_steal(void)
 	free(thief);
 }
 
+/* ---- every schedule of one steal's phases ---- */
+
+/*
+ * One thief steals from the owner's ring `src` in ring_steal_into's four
+ * phases (ring.h); between any two of them the owner pushes or pops, a
+ * second thief steals from src, or a third steals from the first thief's
+ * ring `dst`. Every interleaving of up to SCHED_OPS such operations with
+ * the four phases runs from the same start (src holding `fill` tasks); then
+ * every ring is drained and each task must have been taken exactly once
+ * (a task the owner could not push, overflowed, counts as taken: in the
+ * runtime it goes to the global queue). The phases' order is a parameter:
+ * the real one passes every schedule; the broken orders below, which
+ * publish before the copy, must fail some.
+ */
+enum phase { PH_CLAIM, PH_COPY, PH_RELEASE, PH_PUBLISH, NPHASES };
+enum sched_op { OP_PUSH, OP_POP, OP_STEAL_SRC, OP_STEAL_DST, NOPS };
+#define SCHED_OPS 3
+#define SCHED_TASKS (RING_CAP + SCHED_OPS + 1)
+
+static const enum phase real_order[NPHASES] = { PH_CLAIM, PH_COPY, PH_RELEASE, PH_PUBLISH };
+/* Kept for the test: the claimed slots go back to the owner before they are
+ * copied out, so the owner's next pushes can overwrite them. */
+static const enum phase release_first[NPHASES] = { PH_CLAIM, PH_RELEASE, PH_COPY, PH_PUBLISH };
+/* Kept for the test: dst's tail is published before the copies are in its
+ * slots, so a thief of dst can take what is not there yet. */
+static const enum phase publish_first[NPHASES] = { PH_CLAIM, PH_PUBLISH, PH_COPY, PH_RELEASE };
+
+struct sched_world {
+	struct ring *src, *dst, *other_src, *other_dst;
+	struct item items[SCHED_TASKS];
+	struct item poison;	/* what an unwritten slot holds */
+	uint32_t next;		/* the next task the owner pushes */
+	uint32_t bad;		/* unwritten slots taken */
+};
+
+static void sched_take(struct sched_world *w, struct task *t)
+{
+	struct item *it = (struct item *)t;
+	if (it < w->items || it >= w->items + w->next)
+		w->bad++;
+	else
+		atomic_fetch_add_explicit(&it->taken, 1, memory_order_relaxed);
+}
+
+static void sched_owner_op(struct sched_world *w, enum sched_op op)
+{
+	struct task *first;
+	enum steal_outcome why;
+	struct ring_overflow out;
+	switch (op) {
+	case OP_PUSH:
+		if (ring_push(w->src, &w->items[w->next++].task, &out) != RING_PUSHED)
+			for (uint32_t k = 0; k < out.n; k++)
+				sched_take(w, out.tasks[k]);
+		break;
+	case OP_POP:
+		if ((first = ring_pop(w->src)))
+			sched_take(w, first);
+		break;
+	case OP_STEAL_SRC:
+	case OP_STEAL_DST:
+		if (ring_steal_into(op == OP_STEAL_SRC ? w->src : w->dst,
+				    op == OP_STEAL_SRC ? w->other_src : w->other_dst,
+				    RING_STEAL_MAX, &first, &why))
+			sched_take(w, first);
+		break;
+	default:
+		TEST_FAIL("op %d", (int)op);
+	}
+}
+
+/*
+ * Run one schedule: ops[0..nops) interleaved with the phases, where bit i
+ * of `where` (over nops + NPHASES positions) set means "position i is the
+ * thief's next phase". Returns true if every task was taken exactly once.
+ */
+static bool sched_run(struct sched_world *w, const enum phase *order, uint32_t fill,
+		      const enum sched_op *ops, uint32_t nops, uint32_t where)
+{
+	struct ring *all[] = { w->src, w->dst, w->other_src, w->other_dst };
+	for (size_t r = 0; r < sizeof all / sizeof all[0]; r++) {
+		ring_init(all[r]);
+		for (uint32_t i = 0; i < RING_CAP; i++)
+			all[r]->buf[i] = &w->poison.task;
+	}
+	for (uint32_t i = 0; i < SCHED_TASKS; i++)
+		atomic_store(&w->items[i].taken, 0);
+	w->next = 0;
+	w->bad = 0;
+	while (w->next < fill)
+		sched_owner_op(w, OP_PUSH);
+
+	struct ring_steal st;
+	struct task *first = NULL;
+	enum steal_outcome why;
+	bool claimed = false;
+	uint32_t phase = 0, op = 0;
+	for (uint32_t pos = 0; pos < nops + NPHASES; pos++) {
+		if (!(where >> pos & 1)) {
+			sched_owner_op(w, ops[op++]);
+			continue;
+		}
+		switch (order[phase++]) {
+		case PH_CLAIM:
+			claimed = ring_steal_claim(w->src, w->dst, RING_STEAL_MAX, &st, &why);
+			break;
+		case PH_COPY:
+			if (claimed)
+				first = ring_steal_copy(w->src, w->dst, &st);
+			break;
+		case PH_RELEASE:
+			if (claimed)
+				ring_steal_release(w->src, &st);
+			break;
+		case PH_PUBLISH:
+			if (claimed)
+				ring_steal_publish(w->dst, &st);
+			break;
+		default:
+			TEST_FAIL("phase");
+		}
+	}
+	if (first)
+		sched_take(w, first);
+	for (size_t r = 0; r < sizeof all / sizeof all[0]; r++) {
+		struct task *t;
+		while ((t = ring_pop(all[r])))
+			sched_take(w, t);
+	}
+	if (w->bad)
+		return false;
+	for (uint32_t i = 0; i < w->next; i++)
+		if (atomic_load(&w->items[i].taken) != 1)
+			return false;
+	return true;
+}
+
+/* Every schedule of the phases in `order` against 0..SCHED_OPS operations,
+ * from src holding 4, 255 and 256 tasks: how many ran, how many lost or
+ * duplicated a task. */
+static void sched_all(const enum phase *order, uint32_t *runs, uint32_t *failed)
+{
+	static const uint32_t fills[] = { 4, RING_CAP - 1, RING_CAP };
+	struct sched_world *w = calloc(1, sizeof *w);
+	ASSERT(w);
+	w->src = ring_new();
+	w->dst = ring_new();
+	w->other_src = ring_new();
+	w->other_dst = ring_new();
+	*runs = *failed = 0;
+	for (size_t f = 0; f < sizeof fills / sizeof fills[0]; f++) {
+		for (uint32_t nops = 0; nops <= SCHED_OPS; nops++) {
+			uint32_t nseq = 1;
+			for (uint32_t i = 0; i < nops; i++)
+				nseq *= NOPS;
+			for (uint32_t seq = 0; seq < nseq; seq++) {
+				enum sched_op ops[SCHED_OPS];
+				for (uint32_t i = 0, x = seq; i < nops; i++, x /= NOPS)
+					ops[i] = (enum sched_op)(x % NOPS);
+				/* Every placement of the NPHASES phases among
+				 * the nops + NPHASES positions. */
+				for (uint32_t where = 0; where < 1u << (nops + NPHASES); where++) {
+					if (__builtin_popcount(where) != NPHASES)
+						continue;
+					(*runs)++;
+					if (!sched_run(w, order, fills[f], ops, nops, where))
+						(*failed)++;
+				}
+			}
+		}
+	}
+	free(w->src);
+	free(w->dst);
+	free(w->other_src);
+	free(w->other_dst);
+	free(w);
+}
+
+static void steal_phases_every_schedule(void)
+{
+	uint32_t runs, failed;
+	sched_all(real_order, &runs, &failed);
+	fprintf(stderr, "    real order: %u schedules, %u lose or duplicate a task\n", runs, failed);
+	ASSERT(runs > 1000);
+	ASSERT_EQ(failed, 0);
+
+	sched_all(release_first, &runs, &failed);
+	fprintf(stderr, "    release before the copy: %u of %u schedules fail\n", failed, runs);
+	ASSERT(failed > 0);
+
+	sched_all(publish_first, &runs, &failed);
+	fprintf(stderr, "    publish before the copy: %u of %u schedules fail\n", failed, runs);
+	ASSERT(failed > 0);
+}
+
 /* ---- one owner, three thieves ---- */
 
 #define STRESS_TASKS 1000000u
@@ -294,6 +490,7 @@ int main(void)
 	RUN(steal_empty);
 	RUN(overflow_moves_129);
 	RUN(refuse_during_steal);
+	RUN(steal_phases_every_schedule);
 	RUN(owner_and_three_thieves);
 	return 0;
 }
