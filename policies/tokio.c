@@ -62,11 +62,16 @@
  * task makes (coop_budget; 0 turns it off). With the LIFO cap of 1.29+ the
  * cap ends a chain long before; in 1.28 (no cap) the budget is what ends it.
  *
- * Not modeled: the I/O and timer driver (the
- * maintenance tick is kept as a hook: tokio_worker_maintenance counts it),
- * and Tokio's re-park on a wake that was not a notify: here a worker woken
- * by a timeout or a stale permit takes itself off the sleeper list and runs
- * a tick (Tokio parks without a timeout, so it never times out).
+ * Waking (worker.rs Context::park, Core::transition_from_parked): a worker
+ * whose park ends with tasks in its own queues takes itself off the sleeper
+ * list and runs them; one that a notifier popped off the list searches; one
+ * still on the list with nothing local (a stale permit, the driver woken to
+ * re-plan its sleep, a park_timeout_ns timeout) parks again at once, keeping
+ * its place on the list and running no tick: tokio_unparked sets repark,
+ * tick_begin then grants no poll and park returns straight to sleep. The
+ * driver holder woken because its next event came due stays up: Tokio's
+ * driver delivers that event's task into the holder's own queue, where the
+ * harness delivers arrivals to the global queue (docs/policies.md).
  */
 #include "policies/tokio_internal.h"
 
@@ -174,6 +179,7 @@ struct tokio_worker {
 	struct task **defer;
 	uint32_t ndefer, defer_cap;
 	bool defer_on;
+	bool repark;			/* woken while still listed, nothing local */
 };
 _Static_assert(sizeof(struct tokio_worker) == 2 * CACHE_LINE, "two lines per worker");
 
@@ -407,8 +413,9 @@ static uint32_t pop_sleeper(struct tokio *tk)
 	return id;
 }
 
-/* Under the lock: take `id` off the list if it is on it. Order-preserving
- * (Tokio swap-removes; it never needs this path, see the file comment). */
+/* Under the lock: take `id` off the list if it is on it (idle.rs
+ * unpark_worker_by_id). Order-preserving where Tokio swap-removes: the
+ * departure only changes which sleeper a later notify pops. */
 static bool remove_sleeper(struct tokio *tk, uint32_t id)
 {
 	if (!tk->listed[id])
@@ -801,9 +808,11 @@ chain_over:
 uint32_t tokio_tick_begin(struct worker *w)
 {
 	/* The step ends itself (maintenance tick, local work gone), as
-	 * Tokio's batch does; no budget of its own. */
-	TW(w)->step_fresh = true;
-	return UINT32_MAX;
+	 * Tokio's batch does; no budget of its own. A worker that must park
+	 * again (tokio_unparked) polls nothing and goes back to sleep. */
+	struct tokio_worker *tw = TW(w);
+	tw->step_fresh = true;
+	return tw->repark ? 0 : UINT32_MAX;
 }
 
 void tokio_tick_end(struct worker *w, uint32_t polls, uint64_t elapsed_ns)
@@ -823,10 +832,44 @@ void tokio_tick_end(struct worker *w, uint32_t polls, uint64_t elapsed_ns)
 	tw->ewma_ns = tokio_ewma(tw->ewma_ns, counted, elapsed, tk->alpha);
 }
 
+/*
+ * park_timeout: one parked worker holds the driver: it sleeps no longer
+ * than the next timer or I/O event and polls them when it wakes. Taking the
+ * role, then a fence, then reading the next deadline pairs with
+ * rt_sleep_until's add, fence, read of the keeper.
+ */
+static void park_on_driver(struct worker *w, struct tokio *tk, uint64_t *timeout_ns)
+{
+	struct runtime *rt = w->rt;
+	*timeout_ns = tk->park_ns;
+	int32_t none = -1;
+	_Atomic int32_t *role = tk->hide_driver ? &tk->hidden_keeper : &rt->timekeeper;
+	if (atomic_compare_exchange_strong_explicit(role, &none, (int32_t)w->index,
+						    memory_order_relaxed, memory_order_relaxed)) {
+		TW(w)->driver = true;
+		idle_fence_recheck();
+		uint64_t next = rt_next_event(rt);
+		if (next != TIMER_NONE) {
+			uint64_t now = rt_now(rt, w);
+			uint64_t left = next > now ? next - now : 0;
+			if (left < *timeout_ns)
+				*timeout_ns = left;
+		}
+	}
+}
+
 bool tokio_park(struct worker *w, uint64_t *timeout_ns)
 {
 	struct runtime *rt = w->rt;
 	struct tokio *tk = TK(rt);
+	if (TW(w)->repark) {
+		/* worker.rs Context::park: is_parked, so park_timeout again.
+		 * Still on the sleeper list and counted parked: only the
+		 * driver is taken anew. */
+		TW(w)->repark = false;
+		park_on_driver(w, tk, timeout_ns);
+		return true;
+	}
 	TW(w)->resume_steal = false;
 	/* worker.rs run: with deferred tasks the worker does not sleep
 	 * (park_yield); waking them fills its queue for the next tick. */
@@ -857,25 +900,7 @@ bool tokio_park(struct worker *w, uint64_t *timeout_ns)
 	 * the engine's permit then ends the park at once.) */
 	if (searching && (prev & SEARCH_MASK) == 1)
 		notify_if_work_pending(rt, w);
-	*timeout_ns = tk->park_ns;
-	/* One parked worker holds the driver: it sleeps no longer than the
-	 * next timer or I/O event and polls them when it wakes. Taking the
-	 * role, then a fence, then reading the next deadline pairs with
-	 * rt_sleep_until's add, fence, read of the keeper. */
-	int32_t none = -1;
-	_Atomic int32_t *role = tk->hide_driver ? &tk->hidden_keeper : &rt->timekeeper;
-	if (atomic_compare_exchange_strong_explicit(role, &none, (int32_t)w->index,
-						    memory_order_relaxed, memory_order_relaxed)) {
-		TW(w)->driver = true;
-		idle_fence_recheck();
-		uint64_t next = rt_next_event(rt);
-		if (next != TIMER_NONE) {
-			uint64_t now = rt_now(rt, w);
-			uint64_t left = next > now ? next - now : 0;
-			if (left < *timeout_ns)
-				*timeout_ns = left;
-		}
-	}
+	park_on_driver(w, tk, timeout_ns);
 	return true;
 }
 
@@ -883,19 +908,33 @@ void tokio_unparked(struct worker *w, enum park_wake how)
 {
 	struct runtime *rt = w->rt;
 	struct tokio *tk = TK(rt);
-	if (TW(w)->driver) {
+	struct tokio_worker *tw = TW(w);
+	bool event_due = false;
+	if (tw->driver) {
 		/* Leaving the driver: give the role back, then poll it. */
-		TW(w)->driver = false;
+		tw->driver = false;
 		atomic_store_explicit(tk->hide_driver ? &tk->hidden_keeper : &rt->timekeeper, -1,
 				      memory_order_relaxed);
 		rt_poll_timers(w);
 		rt_poll_io(w);
+		event_due = how == PARK_TIMEOUT;
 	}
+	/* worker.rs transition_from_parked: tasks of its own (the timers it
+	 * just fired wake into its LIFO slot) end the park whatever woke it
+	 * (unpark_worker_by_id); otherwise a worker still on the sleeper list
+	 * (is_parked) parks again. Under the lock: a notifier that pops it
+	 * after this look leaves a permit, which ends the next park at once. */
+	bool has_tasks = w->lifo || !ring_is_empty(&w->sh->ring);
 	inject_lock(&rt->inject);
-	bool listed = remove_sleeper(tk, w->index);
-	if (listed)	/* not claimed: count ourselves unparked (unpark_one(0)) */
+	bool listed = tk->listed[w->index];
+	bool again = listed && !has_tasks && !event_due;
+	if (listed && !again) {
+		/* not claimed: count ourselves unparked (unpark_one(0)) */
+		remove_sleeper(tk, w->index);
 		atomic_fetch_add_explicit(&tk->state, UNPARK_ONE, memory_order_acq_rel);
+	}
 	inject_unlock(&rt->inject);
+	tw->repark = again;
 	if (!listed) {
 		/* A notifier popped us and counted us as searching. */
 		w->searching = true;

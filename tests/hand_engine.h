@@ -8,7 +8,9 @@
  *
  * Unlike the simulation engine it lets a test choose exactly when the
  * workload's start happens relative to the workers' steps, e.g. after every
- * worker has parked, and it records every unpark.
+ * worker has parked, and it records every unpark. With now_step set, every
+ * read of the clock advances it by that much, so that any stretch of code
+ * between two reads takes time.
  */
 #ifndef HARNESS_TESTS_HAND_ENGINE_H
 #define HARNESS_TESTS_HAND_ENGINE_H
@@ -27,6 +29,7 @@ struct hand_engine {
 	struct engine base;
 	uint32_t n;
 	uint64_t now;
+	uint64_t now_step;		/* added by every read of the clock */
 	bool parked[HAND_MAX], woken[HAND_MAX], permit[HAND_MAX], exited[HAND_MAX];
 	uint64_t wake_at[HAND_MAX];	/* PARK_FOREVER: until unparked */
 	uint32_t unparks[HAND_MAX];	/* unparks received, per worker */
@@ -35,7 +38,10 @@ struct hand_engine {
 static uint64_t hand_now(struct engine *e, struct worker *w)
 {
 	(void)w;
-	return ((struct hand_engine *)e)->now;
+	struct hand_engine *h = (struct hand_engine *)e;
+	uint64_t t = h->now;
+	h->now += h->now_step;
+	return t;
 }
 
 static void hand_unpark(struct engine *e, uint32_t id)
@@ -63,7 +69,7 @@ static void hand_finish(struct engine *e, struct runtime *rt)
 		hand_unpark(e, i);
 }
 
-static void hand_destroy(struct engine *e)
+static void hand_engine_destroy(struct engine *e)
 {
 	free(e);
 }
@@ -74,7 +80,7 @@ static const struct engine_ops hand_ops = {
 	.unpark = hand_unpark,
 	.compute = hand_compute,
 	.finish = hand_finish,
-	.destroy = hand_destroy,
+	.destroy = hand_engine_destroy,
 };
 
 static inline struct hand_engine *hand_engine_create(uint32_t n)

@@ -3,10 +3,12 @@
  * computed correctly; the self-tuning interval (its start at 61, its EWMA
  * arithmetic and dead band, its bounds over a run); the global queue on
  * exactly every 61st tick; the sleeper stack; the LIFO cap against a
- * ping-pong pair.
+ * ping-pong pair; a spurious wake that parks again; the steal refused to a
+ * thief holding more than half a queue; the search left out of the EWMA.
  */
 #include <math.h>
 
+#include "hand_engine.h"
 #include "policies/tokio.h"
 #include "run_util.h"
 
@@ -36,6 +38,15 @@ static struct task *next_task(struct worker *w)
 	}
 	return t;
 }
+
+static enum task_poll done_poll(struct task *t, struct worker *w)
+{
+	(void)t;
+	(void)w;
+	return TASK_DONE;
+}
+
+static const struct task_vtable done_vt_tokio = { .name = "done", .poll = done_poll };
 
 /* ---- whole runs ---- */
 
@@ -309,15 +320,31 @@ static void sleepers_wake_in_stack_order(void)
 	p->unparked(&rt->workers[255], PARK_WOKEN);
 	ASSERT(rt->workers[255].searching);
 
-	/* A timeout takes the worker off the list, keeping the order. */
-	p->unparked(&rt->workers[1], PARK_TIMEOUT);
-	ASSERT(!rt->workers[1].searching);
-	ASSERT_EQ(rt->workers[1].st.unparks_timeout, 1);
+	/* A timeout with nothing local: still on the list (is_parked), so the
+	 * worker parks again without a poll (transition_from_parked). */
+	struct worker *w1 = &rt->workers[1];
+	p->unparked(w1, PARK_TIMEOUT);
+	ASSERT(!w1->searching);
+	ASSERT_EQ(w1->st.unparks_timeout, 1);
+	ASSERT_EQ(tokio_sleepers(rt, list, 8), 4);
+	ASSERT_EQ(list[1], 1);
+	ASSERT_EQ(p->tick_begin(w1), 0);
+	ASSERT(p->park(w1, &timeout));
+	ASSERT_EQ(tokio_sleepers(rt, list, 8), 4);
+	ASSERT_EQ(tokio_num_unparked(rt), n - 4);
+	/* A timeout with a task of its own takes the worker off the list,
+	 * keeping the order (unpark_worker_by_id), not searching. */
+	struct task own;
+	task_init(&own, &dummy_vt);
+	ASSERT(ring_try_push(&rt->shared[9].ring, &own));
+	p->unparked(&rt->workers[9], PARK_TIMEOUT);
+	ASSERT(!rt->workers[9].searching);
 	ASSERT_EQ(tokio_sleepers(rt, list, 8), 3);
 	ASSERT_EQ(list[0], 5);
-	ASSERT_EQ(list[1], 9);
+	ASSERT_EQ(list[1], 1);
 	ASSERT_EQ(list[2], 200);
 	ASSERT_EQ(tokio_num_unparked(rt), n - 3);
+	ASSERT(p->tick_begin(&rt->workers[9]) != 0);
 	hand_destroy(rt, e);
 
 	/* sleeper_fifo=1: the longest parked wakes first. */
@@ -594,6 +621,183 @@ static void maintenance_skips_held_driver(void)
 	}
 }
 
+/* A runtime on the hand engine: the test steps its workers. */
+static struct runtime *hand_engine_runtime(const struct policy *p, uint32_t workers,
+					   const char *const *knobs, struct hand_engine **h)
+{
+	double kv[64];
+	ASSERT(p->nknobs <= 64);
+	apply_settings(p->knobs, p->nknobs, kv, knobs);
+	struct rt_config cfg = { .workers = workers, .seed = 1, .hist_digits = 2 };
+	char err[256];
+	*h = hand_engine_create(workers);
+	struct runtime *rt;
+	if (rt_create(&rt, &cfg, p, kv, &(*h)->base, err, sizeof err) != 0)
+		TEST_FAIL("rt_create: %s", err);
+	rt->started = true;
+	return rt;
+}
+
+/*
+ * worker.rs Context::park and transition_from_parked: a worker woken with
+ * nothing in its own queues while it is still on the sleeper list (is_parked:
+ * no notifier popped it) parks again at once. It runs no tick and keeps its
+ * place on the stack, so the next notify still pops the worker above it.
+ * (Running a tick instead takes it off the list, searches, and pushes it
+ * back on top, where the next notify pops it.) A timed-out park does the
+ * same.
+ */
+static void spurious_wake_parks_again(void)
+{
+	static const char *const knobs[] = { "park_timeout_ns=1000000", NULL };
+	struct hand_engine *h;
+	struct runtime *rt = hand_engine_runtime(&policy_tokio, 3, knobs, &h);
+	for (uint32_t i = 0; i < 3; i++)
+		ASSERT(hand_park_one(h, rt, i, 10));
+	uint32_t stack[3];
+	ASSERT_EQ(tokio_sleepers(rt, stack, 3), 3);
+	ASSERT(stack[0] == 0 && stack[1] == 1 && stack[2] == 2);
+	ASSERT_EQ(atomic_load(&rt->timekeeper), 0);	/* the first to park */
+	ASSERT_EQ(tokio_num_unparked(rt), 0);
+
+	/* A stale permit wakes worker 1, the driver holder 0 is woken to
+	 * re-plan its sleep, and worker 2's park times out. */
+	struct worker_stats before[3];
+	uint32_t ticks[3];
+	for (uint32_t i = 0; i < 3; i++) {
+		before[i] = rt->workers[i].st;
+		ticks[i] = tokio_worker_tick(&rt->workers[i]);
+	}
+	rt->engine->ops->unpark(rt->engine, 1);
+	rt->engine->ops->unpark(rt->engine, 0);
+	ASSERT(hand_step(h, rt, 1));
+	ASSERT(hand_step(h, rt, 0));
+	h->parked[2] = false;
+	worker_unparked(&rt->workers[2], PARK_TIMEOUT);
+	ASSERT(hand_step(h, rt, 2));
+	for (uint32_t i = 0; i < 3; i++) {
+		const struct worker *w = &rt->workers[i];
+		ASSERT(h->parked[i] && !h->woken[i]);
+		ASSERT_U64_EQ(w->st.polls, 0);
+		ASSERT_U64_EQ(w->st.steal_attempts, before[i].steal_attempts);
+		ASSERT_U64_EQ(w->st.searcher_enter, before[i].searcher_enter);
+		ASSERT_U64_EQ(w->st.parks, before[i].parks + 1);
+		ASSERT_EQ(tokio_worker_tick(w), ticks[i]);
+		ASSERT(!w->searching);
+	}
+	ASSERT_U64_EQ(rt->workers[0].st.unparks_spurious, before[0].unparks_spurious + 1);
+	ASSERT_U64_EQ(rt->workers[1].st.unparks_spurious, before[1].unparks_spurious + 1);
+	ASSERT_U64_EQ(rt->workers[2].st.unparks_timeout, before[2].unparks_timeout + 1);
+	ASSERT_EQ(tokio_sleepers(rt, stack, 3), 3);
+	ASSERT(stack[0] == 0 && stack[1] == 1 && stack[2] == 2);
+	ASSERT_EQ(tokio_num_unparked(rt), 0);
+	ASSERT_EQ(tokio_num_searching(rt), 0);
+	ASSERT_EQ(atomic_load(&rt->timekeeper), 0);	/* parked on the driver again */
+
+	/* A task from outside: the notify pops the top of the stack, 2. */
+	struct one_shot o;
+	atomic_init(&o.ran_on, -1);
+	task_init(&o.task, &one_shot_vt);
+	rt_spawn_remote(rt, &o.task);
+	ASSERT(h->woken[2] && !h->woken[0] && !h->woken[1]);
+	ASSERT(hand_step(h, rt, 2));
+	ASSERT_EQ(atomic_load(&o.ran_on), 2);
+	ASSERT_U64_EQ(rt->workers[2].st.unparks_notify, 1);
+	hand_run(h, rt, false, 10);
+	rt_destroy(rt);
+	h->base.ops->destroy(&h->base);
+}
+
+/*
+ * queue.rs steal_into: a thief whose own queue holds more than half its
+ * capacity (128 tasks) steals nothing. The thief's queue can fill between
+ * the end of its batch and the search it resumes (here: by hand); with 128
+ * tasks it still takes half of the victim's 10, with 129 it takes none.
+ */
+static void steal_refused_above_half(void)
+{
+	for (uint32_t held = 128; held <= 129; held++) {
+		struct engine *e;
+		struct runtime *rt = hand_runtime(&policy_tokio, 2, NULL, &e);
+		struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
+		const struct policy *p = &policy_tokio;
+		static struct task victim[10], own[1], mine[129];
+		fill_ring(w0, victim, 10);
+		fill_ring(w1, own, 1);
+		p->tick_begin(w1);
+		ASSERT(p->find_work(w1) == &own[0]);
+		ASSERT(p->find_work(w1) == NULL);	/* the batch ends before the search */
+		ASSERT_U64_EQ(w1->st.steal_attempts, 0);
+		fill_ring(w1, mine, held);
+		p->tick_begin(w1);
+		struct task *t = p->find_work(w1);
+		if (held == 128) {
+			ASSERT(is_marker(t, victim, 10));
+			ASSERT_U64_EQ(w1->st.steal_attempts, 1);
+			ASSERT_U64_EQ(w1->st.tasks_stolen, 5);
+			ASSERT_EQ(ring_len(&w0->sh->ring), 5);
+			ASSERT_EQ(ring_len(&w1->sh->ring), 128 + 4);
+		} else {
+			ASSERT(t == NULL);
+			ASSERT_U64_EQ(w1->st.steal_attempts, 0);
+			ASSERT_EQ(ring_len(&w0->sh->ring), 10);
+			ASSERT_EQ(ring_len(&w1->sh->ring), 129);
+		}
+		hand_destroy(rt, e);
+	}
+}
+
+/* A task that spends a fixed compute and is done. */
+#define STOLEN_COMPUTE_NS 50000
+static enum task_poll compute_poll(struct task *t, struct worker *w)
+{
+	(void)t;
+	rt_compute(w, STOLEN_COMPUTE_NS);
+	return TASK_DONE;
+}
+static const struct task_vtable compute_vt = { .name = "compute", .poll = compute_poll };
+
+/*
+ * worker.rs run: end_processing_scheduled_tasks before steal_work,
+ * start_processing_scheduled_tasks after it, so the time of a search is in
+ * no batch the EWMA sees (stats.rs). On the hand engine every clock read
+ * advances the clock by D: the step that resumes the search reads it at
+ * its start, before and after the search, and at its end, around the
+ * stolen task's compute C. Its batch is one poll of C + 2D (the search's
+ * own D left out); counting the search would make it C + 3D.
+ */
+static void ewma_leaves_out_the_search(void)
+{
+	const uint64_t D = 1000;
+	struct hand_engine *h;
+	struct runtime *rt = hand_engine_runtime(&policy_tokio, 2, NULL, &h);
+	struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
+	struct task victim, own;
+	task_init(&victim, &compute_vt);
+	ASSERT(ring_try_push(&w0->sh->ring, &victim));
+	task_init(&own, &done_vt_tokio);
+	ASSERT(ring_try_push(&w1->sh->ring, &own));
+	h->now_step = D;
+	uint64_t timeout;
+	/* The own task; local work then runs out, and the step ends. */
+	ASSERT_EQ(worker_step(w1, &timeout), STEP_RAN);
+	ASSERT_U64_EQ(w1->st.polls, 1);
+	ASSERT_U64_EQ(w1->st.steal_attempts, 0);
+	double e0 = tokio_worker_ewma_ns(w1);
+	/* The next step searches, steals the victim's task and runs it. */
+	ASSERT_EQ(worker_step(w1, &timeout), STEP_RAN);
+	ASSERT_U64_EQ(w1->st.polls, 2);
+	ASSERT_U64_EQ(w1->st.steals, 1);
+	double alpha = policy_tokio.knobs[TOKIO_EWMA_ALPHA].def;
+	double want = tokio_ewma(e0, 1, STOLEN_COMPUTE_NS + 2 * D, alpha);
+	double with_search = tokio_ewma(e0, 1, STOLEN_COMPUTE_NS + 3 * D, alpha);
+	fprintf(stderr, "    EWMA %.1f ns (search left out: %.1f, counted: %.1f)\n",
+		tokio_worker_ewma_ns(w1), want, with_search);
+	ASSERT_NEAR(tokio_worker_ewma_ns(w1), want, 1e-6);
+	rt_destroy(rt);
+	h->base.ops->destroy(&h->base);
+}
+
 static void worker_limit(void)
 {
 	double kv[TOKIO_NKNOBS];
@@ -637,6 +841,9 @@ int main(void)
 	RUN(yield_is_deferred);
 	RUN(searcher_cap);
 	RUN(maintenance_skips_held_driver);
+	RUN(spurious_wake_parks_again);
+	RUN(steal_refused_above_half);
+	RUN(ewma_leaves_out_the_search);
 	RUN(worker_limit);
 	RUN(fib25_all);
 	return 0;
