@@ -45,9 +45,10 @@
  * the global queue instead of inheriting it. Without this a runnext
  * ping-pong would hold a worker forever.
  *
- * Departures: the local queue is the core ring, whose concurrent thieves
- * refuse each other (STEAL_BUSY) where Go's runqgrab retries its CAS;
- * there is no netpoller, no timers and no GC work to look for.
+ * Departures: the local queue is the core ring, which a thief holds busy
+ * while it copies; a second thief waits for it (steal_from) where Go's
+ * runqgrab, whose thieves copy before their CAS, retries at once. There is
+ * no netpoller, no timers and no GC work to look for.
  */
 #include "policies/go.h"
 
@@ -109,6 +110,7 @@ struct go_worker {
 	bool preempt;			/* the slice is spent */
 	uint64_t slice_used_ns;
 	uint64_t preempts;
+	uint64_t steal_waits;		/* looks at a victim another thief held */
 };
 _Static_assert(sizeof(struct go_worker) == CACHE_LINE, "one line per worker");
 
@@ -182,6 +184,7 @@ static inline struct go_worker *GW(const struct worker *w)
 
 uint32_t go_worker_schedtick(const struct worker *w) { return GW(w)->schedtick; }
 uint64_t go_worker_preempts(const struct worker *w) { return GW(w)->preempts; }
+uint64_t go_worker_steal_waits(const struct worker *w) { return GW(w)->steal_waits; }
 
 struct task *go_runnext(struct runtime *rt, uint32_t i)
 {
@@ -487,8 +490,16 @@ static inline struct task *ring_take(struct worker *w)
 	return t;
 }
 
-/* runqsteal: half of v's ring; on the last pass, v's runnext if its ring
- * is empty. */
+/*
+ * runqsteal: half of v's ring; on the last pass, v's runnext if its ring is
+ * empty. runqgrab never gives up on a victim whose queue changed under it:
+ * a CAS lost to another thief is retried at once, on the half of what that
+ * thief left. The core ring holds a victim busy while one thief copies
+ * (STEAL_BUSY), so the thief here waits for that copy to end, then takes
+ * half of the rest; it does not pass on to the next victim. (In the sim
+ * engine a steal begins and ends inside one step: no thief is ever seen
+ * busy, and the wait never spins.)
+ */
 static struct task *steal_from(struct worker *w, uint32_t v, bool runnext_too)
 {
 	struct runtime *rt = w->rt;
@@ -497,8 +508,13 @@ static struct task *steal_from(struct worker *w, uint32_t v, bool runnext_too)
 	for (;;) {
 		struct task *t;
 		enum steal_outcome why;
+		uint32_t k;
 		w->st.steal_attempts++;
-		uint32_t k = ring_steal_into(&rt->shared[v].ring, &w->sh->ring, g->steal_max, &t, &why);
+		/* runqgrab's `continue` after a failed CasRel. */
+		while (!(k = ring_steal_into(&rt->shared[v].ring, &w->sh->ring, g->steal_max, &t,
+					     &why)) &&
+		       why == STEAL_BUSY)
+			GW(w)->steal_waits++;
 		if (k) {
 			w->st.steals++;
 			w->st.tasks_stolen += k;
@@ -522,7 +538,8 @@ static struct task *steal_from(struct worker *w, uint32_t v, bool runnext_too)
 			w->st.tasks_stolen++;
 			return t;
 		}
-		/* The slot changed under us: look at the ring again. */
+		/* The slot changed under us: look at the ring again
+		 * (runqgrab's `continue` after a failed runnext CAS). */
 	}
 }
 

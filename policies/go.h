@@ -80,6 +80,7 @@ uint32_t go_batch_size(uint64_t len, uint32_t workers, uint32_t max);
 /* Per-worker state (the owner, or after a run). */
 uint32_t go_worker_schedtick(const struct worker *w);
 uint64_t go_worker_preempts(const struct worker *w);	/* modeled sysmon preemptions */
+uint64_t go_worker_steal_waits(const struct worker *w);	/* looks at a victim held busy */
 /* The thief-visible runnext slot of worker i (a peek; tests). */
 struct task *go_runnext(struct runtime *rt, uint32_t i);
 

@@ -3,8 +3,12 @@
  * that leave schedtick alone; the random coprime victim order; the global
  * queue on exactly every 61st schedtick; the global batch size; runnext stolen only on the last
  * steal pass; a runnext chain preempted when its time slice is spent; the
- * idle stack; a yield (Gosched) to the global queue.
+ * idle stack; a yield (Gosched) to the global queue; a thief that waits for
+ * a victim another thief holds instead of passing it by.
  */
+#include <pthread.h>
+#include <time.h>
+
 #include "policies/go.h"
 #include "run_util.h"
 
@@ -304,6 +308,66 @@ static void runnext_stolen_on_last_pass(void)
 	hand_destroy(rt, e);
 }
 
+/* A steal of two tasks by another thief, in progress on a ring until
+ * released (the test plays that thief). */
+struct held_steal {
+	struct ring *r;
+	uint32_t real;		/* the claimed range starts here */
+};
+
+static void *release_held_steal(void *arg)
+{
+	struct held_steal *hs = arg;
+	/* Long enough that a thief which passes a busy victim by has
+	 * finished all four passes; a thief that waits just waits longer. */
+	struct timespec ms20 = { 0, 20000000 };
+	nanosleep(&ms20, NULL);
+	/* The other thief's copy is done: steal catches up with real.
+	 * Release: the thief's acquire load of head then sees a ring whose
+	 * claimed slots are no longer in it. */
+	atomic_store_explicit(&hs->r->head, ring_pack(hs->real + 2, hs->real + 2),
+			      memory_order_release);
+	return NULL;
+}
+
+/*
+ * proc.go runqgrab: a thief that loses its CAS to another thief retries the
+ * same victim at once, on half of what the other left; it never passes the
+ * victim by. Here the other thief holds worker 0's ring busy while it
+ * copies two of its four tasks out; worker 1 waits for it, then steals one
+ * of the two left (ceil(2 / 2)), the oldest, on its first pass. A thief that
+ * moved on would find nothing in four passes and return empty-handed.
+ */
+static void thief_waits_for_busy_victim(void)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime(2, NULL, &e);
+	struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
+	struct ring *r = &w0->sh->ring;
+	struct task ts[4];
+	for (int i = 0; i < 4; i++) {
+		task_init(&ts[i], &done_vt);
+		ASSERT(ring_try_push(r, &ts[i]));
+	}
+	uint64_t h = atomic_load(&r->head);
+	ASSERT(ring_steal_idx(h) == ring_real(h));
+	struct held_steal hs = { r, ring_real(h) };
+	atomic_store(&r->head, ring_pack(hs.real, hs.real + 2));	/* ts0, ts1 claimed */
+
+	pthread_t other;
+	ASSERT_EQ(pthread_create(&other, NULL, release_held_steal, &hs), 0);
+	policy_go.tick_begin(w1);
+	struct task *t = policy_go.find_work(w1);
+	ASSERT_EQ(pthread_join(other, NULL), 0);
+	ASSERT(t == &ts[2]);
+	ASSERT(go_worker_steal_waits(w1) > 0);
+	ASSERT_U64_EQ(w1->st.steal_attempts, 1);
+	ASSERT_U64_EQ(w1->st.tasks_stolen, 1);
+	ASSERT_EQ(ring_len(r), 1);
+	ASSERT(policy_go.find_work(w0) == &ts[3]);
+	hand_destroy(rt, e);
+}
+
 /* ---- the time slice ---- */
 
 struct pp {
@@ -497,6 +561,7 @@ int main(void)
 	RUN(global_batch_size);
 	RUN(coprime_order_visits_all);
 	RUN(runnext_stolen_on_last_pass);
+	RUN(thief_waits_for_busy_victim);
 	RUN(runnext_chain_preempted);
 	RUN(idle_stack_and_wakep);
 	RUN(yield_goes_global);
