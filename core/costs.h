@@ -28,7 +28,7 @@
 	X(notify, 150, "waking a parked worker, on the waker's side (a futex wake)")   \
 	X(park, 400, "going to sleep (a futex wait)")                                  \
 	X(wake_latency, 5000, "from an unpark to the woken worker running")            \
-	X(idle_step, 100, "a tick that found nothing and did not park")               \
+	X(idle_step, 100, "a tick that found nothing and did not park; also each yield of an idle round") \
 	X(io_delay, 0, "from an I/O event's due time to its delivery (0: on time)")
 
 struct sim_costs {

@@ -37,6 +37,11 @@ struct engine_ops {
 	 * threads engine spins, repaying time the OS took from earlier spins;
 	 * a simulation engine charges virtual time). */
 	void (*compute)(struct engine *e, struct worker *w, uint64_t ns);
+	/* Give up the CPU for a moment on behalf of idle worker `w` (a policy
+	 * whose idle rounds yield, as rayon's do): the threads engine calls
+	 * sched_yield, a simulation engine charges one idle step. Owner
+	 * thread; optional (NULL: nothing happens). */
+	void (*yield)(struct engine *e, struct worker *w);
 	/*
 	 * Harness thread: call rt->place(rt, rt->place_arg) if set, before any
 	 * worker runs (it may put tasks on workers with rt_place), start the

@@ -139,6 +139,12 @@ static void sim_compute(struct engine *e, struct worker *w, uint64_t ns)
 	s->now = s->w[w->index].clock;
 }
 
+/* An idle round's yield: one more idle step on the worker's clock. */
+static void sim_yield(struct engine *e, struct worker *w)
+{
+	sim_compute(e, w, ((struct sim_engine *)e)->costs.idle_step);
+}
+
 /* Make a parked worker runnable at the waker's time plus the wake latency. */
 static void sim_unpark(struct engine *e, uint32_t id)
 {
@@ -428,6 +434,7 @@ static const struct engine_ops sim_ops = {
 	.now = sim_now,
 	.unpark = sim_unpark,
 	.compute = sim_compute,
+	.yield = sim_yield,
 	.run = sim_run,
 	.finish = sim_finish,
 	.destroy = sim_destroy,

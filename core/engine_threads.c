@@ -419,11 +419,20 @@ static void te_destroy(struct engine *e)
 	free(te);
 }
 
+/* An idle round's yield (thread::yield_now in Rust's std is sched_yield). */
+static void te_yield(struct engine *e, struct worker *w)
+{
+	(void)e;
+	(void)w;
+	sched_yield();
+}
+
 static const struct engine_ops threads_ops = {
 	.name = "threads",
 	.now = te_now,
 	.unpark = te_unpark,
 	.compute = te_compute,
+	.yield = te_yield,
 	.run = te_run,
 	.finish = te_finish,
 	.destroy = te_destroy,

@@ -275,6 +275,14 @@ static inline void rt_compute(struct worker *w, uint64_t ns)
 	w->rt->engine->ops->compute(w->rt->engine, w, ns);
 }
 
+/* An idle worker gives up the CPU for a moment (engine.h yield). */
+static inline void rt_yield(struct worker *w)
+{
+	struct engine *e = w->rt->engine;
+	if (e->ops->yield)
+		e->ops->yield(e, w);
+}
+
 /* The run is over (finished, or stopped by the watchdog): workers leave
  * their loop at the next step, and a task that waits on another may stop
  * waiting. */

@@ -16,8 +16,8 @@
  *   bits 32..63  the jobs event counter (JEC)
  *
  * A worker whose deque is empty becomes inactive and searches in rounds
- * (here a round is one tick whose find_work failed; Rayon yields the CPU
- * between rounds, and in this engine the next round is the yield). After
+ * (here a round is one tick whose find_work failed; each ends by yielding
+ * the CPU, rt_yield, as Rayon's thread::yield_now does). After
  * rounds_until_sleepy (32) rounds it announces that it is sleepy: if the
  * JEC is odd it increments it to even, and remembers the even value. It
  * searches once more, then tries to sleep: if the JEC moved since the
@@ -543,15 +543,19 @@ static bool rayon_park(struct worker *w, uint64_t *timeout_ns)
 {
 	struct rayon *r = R(w->rt);
 	struct rayon_worker *rw = RW(w);
-	/* find_work failed this tick, so the slow path made us inactive. */
+	/* find_work failed this tick, so the slow path made us inactive.
+	 * sleep/mod.rs no_work_found: each round before the sleep attempt
+	 * ends in thread::yield_now, the announcing one included. */
 	DCHECK(rw->inactive);
 	if (rw->rounds < r->sleepy_rounds) {
+		rt_yield(w);
 		rw->rounds++;
 		return false;
 	}
 	if (rw->rounds == r->sleepy_rounds) {
 		rw->jec = c_jec(jec_announce_sleepy(r));
 		rw->rounds++;
+		rt_yield(w);
 		return false;
 	}
 	return try_sleep(w, timeout_ns);

@@ -8,7 +8,7 @@
  *
  * Unlike the simulation engine it lets a test choose exactly when the
  * workload's start happens relative to the workers' steps, e.g. after every
- * worker has parked, and it records every unpark. With now_step set, every
+ * worker has parked, and it records every unpark and every yield. With now_step set, every
  * read of the clock advances it by that much, so that any stretch of code
  * between two reads takes time.
  */
@@ -21,6 +21,7 @@
 
 #include "core/engine.h"
 #include "core/runtime.h"
+#include "run_util.h"
 #include "test.h"
 
 #define HAND_MAX 8
@@ -33,6 +34,7 @@ struct hand_engine {
 	bool parked[HAND_MAX], woken[HAND_MAX], permit[HAND_MAX], exited[HAND_MAX];
 	uint64_t wake_at[HAND_MAX];	/* PARK_FOREVER: until unparked */
 	uint32_t unparks[HAND_MAX];	/* unparks received, per worker */
+	uint32_t yields[HAND_MAX];	/* yields of idle rounds, per worker */
 };
 
 static uint64_t hand_now(struct engine *e, struct worker *w)
@@ -61,6 +63,11 @@ static void hand_compute(struct engine *e, struct worker *w, uint64_t ns)
 	((struct hand_engine *)e)->now += ns;
 }
 
+static void hand_yield(struct engine *e, struct worker *w)
+{
+	((struct hand_engine *)e)->yields[w->index]++;
+}
+
 static void hand_finish(struct engine *e, struct runtime *rt)
 {
 	(void)rt;
@@ -79,6 +86,7 @@ static const struct engine_ops hand_ops = {
 	.now = hand_now,
 	.unpark = hand_unpark,
 	.compute = hand_compute,
+	.yield = hand_yield,
 	.finish = hand_finish,
 	.destroy = hand_engine_destroy,
 };
@@ -174,6 +182,24 @@ static inline uint32_t hand_run(struct hand_engine *h, struct runtime *rt, bool 
 		worker_unparked(&rt->workers[first], PARK_TIMEOUT);
 	}
 	return max_rounds;
+}
+
+/* A runtime on the hand engine with the policy's knobs set as given (its
+ * check is not consulted): the test steps its workers. */
+static inline struct runtime *hand_engine_runtime(const struct policy *p, uint32_t workers,
+					   const char *const *knobs, struct hand_engine **h)
+{
+	double kv[64];
+	ASSERT(p->nknobs <= 64);
+	apply_settings(p->knobs, p->nknobs, kv, knobs);
+	struct rt_config cfg = { .workers = workers, .seed = 1, .hist_digits = 2 };
+	char err[256];
+	*h = hand_engine_create(workers);
+	struct runtime *rt;
+	if (rt_create(&rt, &cfg, p, kv, &(*h)->base, err, sizeof err) != 0)
+		TEST_FAIL("rt_create: %s", err);
+	rt->started = true;
+	return rt;
 }
 
 #endif

@@ -4,10 +4,13 @@
  * counters word (announcing sleepy makes the JEC even, a post makes it odd,
  * a sleepy worker whose JEC moved does not sleep, nor one that sees injected
  * jobs); whom posts and finds wake; knobs; the worker limit; and a remote
- * spawn onto sleeping workers picked up by a woken worker, not by a timeout.
+ * spawn onto sleeping workers picked up by a woken worker, not by a timeout;
+ * the CPU yielded by every idle round before a sleep.
  */
 #include <time.h>
 
+#include "core/costs.h"
+#include "hand_engine.h"
 #include "run_util.h"
 
 extern const struct policy policy_rayon;
@@ -279,6 +282,51 @@ static void fixed_sweep_start(void)
 	e->ops->destroy(e);
 }
 
+/*
+ * sleep/mod.rs no_work_found: every idle round before the sleep attempt
+ * ends in thread::yield_now, the round that announces sleepy included, so a
+ * worker with nothing to do yields rounds_until_sleepy + 1 times and then
+ * sleeps; the sleep attempt itself does not yield. A wake starts the rounds
+ * over. In the sim each yield is charged one more idle step.
+ */
+static void idle_rounds_yield(void)
+{
+	static const uint32_t rounds[] = { 32, 4 };
+	for (int i = 0; i < 2; i++) {
+		char knob[64];
+		snprintf(knob, sizeof knob, "rounds_until_sleepy=%u", rounds[i]);
+		const char *const knobs[] = { knob, NULL };
+		struct hand_engine *h;
+		struct runtime *rt = hand_engine_runtime(&policy_rayon, 2, knobs, &h);
+		struct worker *w = &rt->workers[1];
+		ASSERT(hand_park_one(h, rt, 1, 1000));
+		ASSERT_EQ(h->yields[1], rounds[i] + 1);
+		ASSERT_U64_EQ(w->st.parks, 1);
+		ASSERT_EQ(h->yields[0], 0);	/* worker 0 never stepped */
+		rt->engine->ops->unpark(rt->engine, 1);
+		ASSERT(hand_park_one(h, rt, 1, 1000));
+		ASSERT_EQ(h->yields[1], 2 * (rounds[i] + 1));
+		ASSERT_U64_EQ(w->st.parks, 2);
+		rt_destroy(rt);
+		h->base.ops->destroy(&h->base);
+	}
+
+	/* The sim engine's yield: one idle step on the yielding worker's
+	 * clock, nobody else's. */
+	struct sim_costs c;
+	sim_costs_default(&c);
+	c.idle_step = 250;
+	struct engine *e = engine_sim_create(2, &c, 0);
+	ASSERT(e && e->ops->yield);
+	struct worker w0 = { .index = 0 }, w1 = { .index = 1 };
+	uint64_t t0 = e->ops->now(e, &w0), t1 = e->ops->now(e, &w1);
+	e->ops->yield(e, &w1);
+	e->ops->yield(e, &w1);
+	ASSERT_U64_EQ(e->ops->now(e, &w1) - t1, 500);
+	ASSERT_U64_EQ(e->ops->now(e, &w0), t0);
+	e->ops->destroy(e);
+}
+
 static void worker_limit(void)
 {
 	double kv[64];
@@ -341,5 +389,6 @@ int main(void)
 	RUN(worker_limit);
 	RUN(fib_runs);
 	RUN(remote_spawn_wakes_sleeper);
+	RUN(idle_rounds_yield);
 	return 0;
 }

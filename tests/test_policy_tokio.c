@@ -621,23 +621,6 @@ static void maintenance_skips_held_driver(void)
 	}
 }
 
-/* A runtime on the hand engine: the test steps its workers. */
-static struct runtime *hand_engine_runtime(const struct policy *p, uint32_t workers,
-					   const char *const *knobs, struct hand_engine **h)
-{
-	double kv[64];
-	ASSERT(p->nknobs <= 64);
-	apply_settings(p->knobs, p->nknobs, kv, knobs);
-	struct rt_config cfg = { .workers = workers, .seed = 1, .hist_digits = 2 };
-	char err[256];
-	*h = hand_engine_create(workers);
-	struct runtime *rt;
-	if (rt_create(&rt, &cfg, p, kv, &(*h)->base, err, sizeof err) != 0)
-		TEST_FAIL("rt_create: %s", err);
-	rt->started = true;
-	return rt;
-}
-
 /*
  * worker.rs Context::park and transition_from_parked: a worker woken with
  * nothing in its own queues while it is still on the sleeper list (is_parked:
