@@ -151,3 +151,48 @@ void pct_of_values(uint64_t *v, uint64_t n, double out[PCT_LEVELS])
 		out[k] = (double)v[i < n ? i : n - 1];
 	}
 }
+
+uint32_t pct_median_rank(uint32_t n, double *coverage)
+{
+	/* term = P(B = k), cum = P(B <= k) for B ~ Bin(n, 1/2). */
+	double term = ldexp(1.0, -(int)n), cum = 0, below = term;
+	uint32_t j = 1;
+	for (uint32_t k = 0; k + 1 <= (n + 1) / 2; k++) {
+		cum += term;
+		if (cum > 0.025)
+			break;
+		j = k + 1;	/* P(B <= j - 1) <= 2.5% */
+		below = cum;
+		term *= (double)(n - k) / (k + 1);
+	}
+	if (coverage)
+		*coverage = 1 - 2 * below;
+	return j;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double pct_median_rel_halfwidth(double *v, uint32_t n)
+{
+	if (n == 0)
+		return INFINITY;
+	qsort(v, n, sizeof *v, cmp_dbl);
+	uint32_t j = pct_median_rank(n, NULL);
+	double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	double half = (v[n - j] - v[j - 1]) / 2;
+	if (half == 0)
+		return 0;
+	return med > 0 ? half / med : INFINITY;
+}
+
+bool pct_median_within(double *v, uint32_t n, uint32_t min, double target, double *hw)
+{
+	double h = pct_median_rel_halfwidth(v, n);
+	if (hw)
+		*hw = h;
+	return n >= min && h <= target;
+}

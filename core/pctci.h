@@ -23,6 +23,7 @@
 #ifndef HARNESS_CORE_PCTCI_H
 #define HARNESS_CORE_PCTCI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/hist.h"
@@ -75,5 +76,30 @@ void pct_rank_bounds(uint64_t n, double p, uint64_t *l, uint64_t *u);
 /* Percentiles of v[0..n) by nearest rank, as the histogram reports them
  * (v is sorted in place). */
 void pct_of_values(uint64_t *v, uint64_t n, double out[PCT_LEVELS]);
+
+/*
+ * The distribution-free 95% interval of the median of n trials (the one the
+ * result files give every median): with B ~ Bin(n, 1/2) the number of
+ * trials below the true median, j is the largest rank with
+ * P(B <= j - 1) <= 2.5%, and the interval is [x(j), x(n + 1 - j)] of the
+ * sorted values, its coverage 1 - 2 P(B <= j - 1) (*coverage, if not
+ * NULL). Below 6 trials j is 1: [min, max], with less than 95% coverage.
+ */
+uint32_t pct_median_rank(uint32_t n, double *coverage);
+
+/*
+ * --trials auto (docs/measuring.md): the half-width of that interval over
+ * the median, (x(n + 1 - j) - x(j)) / 2 / median, of v[0..n) (sorted in
+ * place). 0 when every value is 0; INFINITY for n = 0 or a median of 0
+ * with a spread.
+ */
+double pct_median_rel_halfwidth(double *v, uint32_t n);
+
+/*
+ * The stopping rule of --trials auto: n >= min trials and the relative
+ * half-width at most target (a fraction: 0.02 for 2%). *hw (if not NULL)
+ * gets the half-width. Sorts v in place.
+ */
+bool pct_median_within(double *v, uint32_t n, uint32_t min, double target, double *hw);
 
 #endif

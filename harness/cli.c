@@ -29,6 +29,8 @@ enum opt_id {
 	OPT_SET,
 	OPT_PARAM,
 	OPT_TRIALS,
+	OPT_CI_TARGET,
+	OPT_TRIALS_MAX,
 	OPT_WARMUP,
 	OPT_SEED,
 	OPT_SAMPLE,
@@ -76,7 +78,15 @@ static const struct opt opts[] = {
 	  "a list makes one variant per value" },
 	{ "param", OPT_PARAM, true, true, "NAME=V[,V...]",
 	  "set a workload parameter (repeatable); a list crosses every variant with each value" },
-	{ "trials", OPT_TRIALS, true, false, "N", "measured trials, 1..1000 (default 5)" },
+	{ "trials", OPT_TRIALS, true, false, "N|auto",
+	  "measured trials, 1..1000 (default 5); auto: until the median makespan's 95% interval "
+	  "is within --ci-target (at least " CLI_STR(CLI_AUTO_MIN_TRIALS) ", at most --trials-max)" },
+	{ "ci-target", OPT_CI_TARGET, true, false, "PCT",
+	  "--trials auto's target: the interval's half-width in percent of the median, above 0 "
+	  "and below 100 (default " CLI_STR(CLI_AUTO_CI_TARGET_PCT) "%); implies --trials auto" },
+	{ "trials-max", OPT_TRIALS_MAX, true, false, "N",
+	  "--trials auto: the most measured trials per configuration, " CLI_STR(CLI_AUTO_MIN_TRIALS)
+	  "..1000 (default " CLI_STR(CLI_AUTO_MAX_TRIALS) ")" },
 	{ "warmup", OPT_WARMUP, true, false, "N", "discarded warm-up trials, 0..100 (default 1)" },
 	{ "seed", OPT_SEED, true, false, "N", "base seed, any 64-bit unsigned (default 1)" },
 	{ "sample", OPT_SAMPLE, true, false, "N",
@@ -136,7 +146,7 @@ static const struct opt opts[] = {
 };
 
 #define NOPTS (sizeof opts / sizeof opts[0])
-_Static_assert(NOPTS <= 32, "cli.seen has one bit per option");
+_Static_assert(NOPTS <= 64, "cli.seen has one bit per option");
 
 /* A bounded string builder for the "(valid: a, b, c)" lists. */
 struct sbuf {
@@ -234,6 +244,22 @@ static int parse_u32(const char *opt, const char *text, uint32_t lo, uint32_t hi
 	if (rc == 0)
 		*out = (uint32_t)v;
 	return rc;
+}
+
+/* --ci-target PCT: a percentage ("2", "2%", "0.5%") above 0 and below 100,
+ * kept as a fraction. */
+static int parse_ci_target(const char *v, double *out, char *err, size_t len)
+{
+	char *end;
+	errno = 0;
+	double pct = strtod(v, &end);
+	if (end != v && *end == '%')
+		end++;
+	if (end == v || *end != '\0' || errno || !(pct > 0 && pct < 100))
+		return fail(err, len, "bad --ci-target '%s': a percentage above 0 and below 100, "
+				      "e.g. 2%%", v);
+	*out = pct / 100;
+	return 0;
 }
 
 /* A spec's own `knob=value`, checked against its policy's knob table. */
@@ -448,7 +474,15 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 					c->param_args[c->nparam_args - 1].value, err, len);
 		return rc;
 	case OPT_TRIALS:
+		if (strcmp(v, "auto") == 0) {
+			c->trials_auto = true;
+			return 0;
+		}
 		return parse_u32(o->name, v, 1, 1000, &c->trials, err, len);
+	case OPT_CI_TARGET:
+		return parse_ci_target(v, &c->ci_target, err, len);
+	case OPT_TRIALS_MAX:
+		return parse_u32(o->name, v, CLI_AUTO_MIN_TRIALS, 1000, &c->trials_max, err, len);
 	case OPT_WARMUP:
 		return parse_u32(o->name, v, 0, 100, &c->warmup, err, len);
 	case OPT_SEED:
@@ -596,7 +630,7 @@ static int parse_one(struct cli *c, int argc, char **argv, int *i, char *err, si
 		return fail(err, len, "option --%s takes no value", o->name);
 	}
 	if (!o->repeatable) {
-		uint32_t bit = 1u << (o - opts);
+		uint64_t bit = 1ull << (o - opts);
 		if (c->seen & bit)
 			return fail(err, len, "option --%s given twice", o->name);
 		c->seen |= bit;
@@ -991,7 +1025,7 @@ static const char *first_given(const struct cli *c, const enum opt_id *ids, size
 {
 	for (size_t i = 0; i < NOPTS; i++)
 		for (size_t k = 0; k < n; k++)
-			if (opts[i].id == ids[k] && (c->seen & (1u << i)))
+			if (opts[i].id == ids[k] && (c->seen & (1ull << i)))
 				return opts[i].name;
 	return NULL;
 }
@@ -1004,7 +1038,8 @@ static const char *first_given(const struct cli *c, const enum opt_id *ids, size
 static int check_explore(const struct cli *c, char *err, size_t len)
 {
 	static const enum opt_id unused[] = { OPT_JSON, OPT_HDR, OPT_TRACE, OPT_TRACE_EVENTS,
-					      OPT_TRIALS, OPT_WARMUP, OPT_NO_BASELINE };
+					      OPT_TRIALS, OPT_CI_TARGET, OPT_TRIALS_MAX,
+					      OPT_WARMUP, OPT_NO_BASELINE };
 	const char *o = first_given(c, unused, sizeof unused / sizeof unused[0]);
 
 	if (o)
@@ -1026,7 +1061,7 @@ static int check_alone(const struct cli *c, char *err, size_t len)
 			  (opts[i].id == OPT_CALIBRATE && strcmp(mode, "calibrate") == 0) ||
 			  (opts[i].id == OPT_LIST && strcmp(mode, "list") == 0) ||
 			  (opts[i].id == OPT_PROBE_C2C && strcmp(mode, "probe-c2c") == 0);
-		if (!ok && (c->seen & (1u << i)))
+		if (!ok && (c->seen & (1ull << i)))
 			return fail(err, len, "--%s runs alone: --%s does not apply to it", mode,
 				    opts[i].name);
 	}
@@ -1053,6 +1088,33 @@ static int resolve_pin(struct cli *c, char *err, size_t len)
 	return 0;
 }
 
+/*
+ * --trials auto, --ci-target and --trials-max (docs/measuring.md): c->trials
+ * becomes the most trials a configuration may take.
+ */
+static int resolve_trials(struct cli *c, char *err, size_t len)
+{
+	static const enum opt_id trials[] = { OPT_TRIALS };
+	bool target = c->ci_target > 0, numeric = !c->trials_auto && first_given(c, trials, 1);
+
+	if (target && numeric)
+		return fail(err, len, "--ci-target runs trials until the target is met: it excludes "
+				      "--trials %" PRIu32 " (use --trials auto)", c->trials);
+	if (c->trials_max && numeric)
+		return fail(err, len, "--trials-max applies to --trials auto: it excludes --trials %"
+				      PRIu32, c->trials);
+	if (c->trials_max && !target && !c->trials_auto)
+		return fail(err, len, "--trials-max applies to --trials auto or --ci-target only");
+	if (!target && !c->trials_auto)
+		return 0;
+	c->trials_auto = true;
+	if (!target)
+		c->ci_target = CLI_AUTO_CI_TARGET_PCT / 100.0;
+	c->trials_min = CLI_AUTO_MIN_TRIALS;
+	c->trials = c->trials_max ? c->trials_max : CLI_AUTO_MAX_TRIALS;
+	return 0;
+}
+
 static int resolve(struct cli *c, char *err, size_t len)
 {
 	char valid[512];
@@ -1076,6 +1138,8 @@ static int resolve(struct cli *c, char *err, size_t len)
 	if (c->explore && c->explore_seed_given)
 		return fail(err, len, "--explore and --explore-seed exclude each other");
 	if ((c->explore || c->explore_seed_given) && (rc = check_explore(c, err, len)))
+		return rc;
+	if ((rc = resolve_trials(c, err, len)))
 		return rc;
 	rc = check_sets(c, err, len);
 	if (rc)

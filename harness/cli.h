@@ -36,6 +36,15 @@ struct workload;
 #define CLI_MAX_WORKERS 1024
 #define CLI_NAME_MAX 64
 
+/* --trials auto (docs/measuring.md): the fewest measured trials (6: the
+ * fewest whose distribution-free interval of the median covers 95%), the
+ * default most, and the default target in percent of the median. */
+#define CLI_AUTO_MIN_TRIALS 6
+#define CLI_AUTO_MAX_TRIALS 50
+#define CLI_AUTO_CI_TARGET_PCT 2
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
+
 /* One `name=value` from --set or --param, as typed. */
 struct cli_assign {
 	char name[CLI_NAME_MAX];
@@ -85,6 +94,13 @@ struct cli {
 
 	uint32_t workers;
 	uint32_t trials, warmup;
+	/* --trials auto / --ci-target (docs/measuring.md): trials resolved to
+	 * the most a configuration may take (--trials-max), at least
+	 * trials_min, until the median makespan's interval is within
+	 * +-ci_target (a fraction) of it. */
+	bool trials_auto;
+	uint32_t trials_min, trials_max;
+	double ci_target;
 	uint64_t seed;
 	uint32_t sample_period;	/* resolved: --sample or the workload's default */
 	int hist_digits;
@@ -117,7 +133,7 @@ struct cli {
 	struct cli_assign param_args[CLI_MAX_ASSIGN];
 	struct cli_list param_lists[CLI_MAX_ASSIGN];	/* [i].n > 0: param_args[i] is a list */
 	size_t nparam_args;
-	uint32_t seen;		/* bit per single-use option, to catch duplicates */
+	uint64_t seen;		/* bit per single-use option, to catch duplicates */
 	bool sample_given;
 };
 

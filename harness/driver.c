@@ -430,15 +430,26 @@ static void progress_parallel(const char *phase, uint32_t i, uint32_t n,
 	if (cfg->quiet)
 		return;
 	fmt_ms(ms, sizeof ms, t->makespan_ns);
-	fprintf(stderr, "%s %" PRIu32 "/%" PRIu32 " %s: %s, %.1f ns/task, util %.1f%%\n", phase,
-		i + 1, n, cfg->name ? cfg->name : cfg->policy->name, ms, t->ns_per_task, 100 * t->util_total);
+	/* --trials auto: n is the most a configuration can take. */
+	fprintf(stderr, "%s %" PRIu32 "/%s%" PRIu32 " %s: %s, %.1f ns/task, util %.1f%%\n", phase,
+		i + 1, cfg->ci_target > 0 && strcmp(phase, "trial") == 0 ? "<=" : "", n,
+		cfg->name ? cfg->name : cfg->policy->name, ms, t->ns_per_task, 100 * t->util_total);
 }
 
 struct phase {
 	const char *name;	/* "warmup" or "trial" */
-	uint32_t n;
+	uint32_t n;		/* trials per configuration (--trials auto: at most) */
 	uint64_t seed0;		/* trial i of this phase runs with seed0 + i */
 	bool measured;
+};
+
+/* One round of a phase: want[c] trials of configuration c and nbase
+ * baseline trials per distinct set of parameters; pi[c] and bi[c] count
+ * the trials (and so the seeds) configuration c has run so far. */
+struct round {
+	const uint32_t *want;
+	uint32_t nbase;
+	uint32_t *pi, *bi;
 };
 
 /* Scratch space for warm-up trials, whose figures are discarded. */
@@ -485,33 +496,27 @@ static void shuffle_slots(struct slot *order, size_t n, struct rng *r)
  * configuration runs with the same seed.
  */
 static int run_phase(const struct run_config *cfgs, size_t ncfg, struct run_result *res,
-		     struct scratch *s, const struct phase *ph, struct rng *r, char *err,
-		     size_t len)
+		     struct scratch *s, const struct phase *ph, const struct round *rd,
+		     struct rng *r, char *err, size_t len)
 {
-	bool baseline = cfgs[0].baseline;
-	size_t nbase = 0;
-	for (size_t c = 0; baseline && c < ncfg; c++)
-		nbase += params_leader(cfgs, c) == c;
-	size_t nruns = (size_t)ph->n * (ncfg + nbase);
+	bool baseline = cfgs[0].baseline && rd->nbase;
+	size_t nruns = 0;
+	for (size_t c = 0; c < ncfg; c++)
+		nruns += rd->want[c] + (baseline && params_leader(cfgs, c) == c ? rd->nbase : 0);
 	struct slot *order = malloc((nruns ? nruns : 1) * sizeof *order);
-	uint32_t *pi = calloc(ncfg, sizeof *pi);
-	uint32_t *bi = calloc(ncfg, sizeof *bi);
+	uint32_t *pi = rd->pi, *bi = rd->bi;
 	int rc = 0;
 
-	if (!order || !pi || !bi) {
-		free(order);
-		free(pi);
-		free(bi);
+	if (!order)
 		return fail(-ENOMEM, err, len, "out of memory");
-	}
 	/* Every configuration's trials, then one baseline per distinct set of
 	 * parameters (one in all unless --param crossed a list). */
 	size_t k = 0;
 	for (size_t c = 0; c < ncfg; c++)
-		for (uint32_t t = 0; t < ph->n; t++)
+		for (uint32_t t = 0; t < rd->want[c]; t++)
 			order[k++] = (struct slot){ (uint16_t)c, false };
-	for (size_t c = 0; nbase && c < ncfg; c++)
-		for (uint32_t t = 0; params_leader(cfgs, c) == c && t < ph->n; t++)
+	for (size_t c = 0; baseline && c < ncfg; c++)
+		for (uint32_t t = 0; params_leader(cfgs, c) == c && t < rd->nbase; t++)
 			order[k++] = (struct slot){ (uint16_t)c, true };
 	shuffle_slots(order, nruns, r);
 	for (size_t i = 0; i < nruns && rc == 0; i++) {
@@ -520,7 +525,7 @@ static int run_phase(const struct run_config *cfgs, size_t ncfg, struct run_resu
 			struct baseline_trial *b = ph->measured ? &res[c].baseline[bi[c]] : &s->b;
 			rc = run_baseline(&cfgs[c], ph->seed0 + bi[c], b, err, len);
 			if (rc == 0)
-				progress_baseline(ph->name, bi[c], ph->n, &cfgs[c], b);
+				progress_baseline(ph->name, bi[c], rd->nbase, &cfgs[c], b);
 			bi[c]++;
 		} else {
 			size_t c = order[i].cfg;
@@ -543,8 +548,63 @@ static int run_phase(const struct run_config *cfgs, size_t ncfg, struct run_resu
 		}
 	}
 	free(order);
-	free(pi);
-	free(bi);
+	return rc;
+}
+
+/* --noise=drop leaves a run's flagged trials out of its medians, unless
+ * every one of the first n is flagged. */
+static bool drops(const struct run_config *cfg, const struct run_result *res, uint32_t n)
+{
+	uint32_t flagged = 0;
+	for (uint32_t i = 0; i < n; i++)
+		flagged += res->trials[i].noise.flags != 0;
+	return cfg->noise_mode == NOISE_DROP && flagged < n;
+}
+
+/*
+ * --trials auto: whether the first n measured trials of cfg are enough,
+ * by the stopping rule of core/pctci.h (pct_median_within) on the
+ * makespans the median is taken from. Sets res->auto_halfwidth.
+ */
+static bool auto_enough(const struct run_config *cfg, struct run_result *res, uint32_t n,
+			double *v)
+{
+	bool drop = drops(cfg, res, n);
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!drop || !res->trials[i].noise.flags)
+			v[kept++] = (double)res->trials[i].makespan_ns;
+	return pct_median_within(v, kept, cfg->trials_min, cfg->ci_target, &res->auto_halfwidth);
+}
+
+/*
+ * The measured trials of --trials auto after the first trials_min of
+ * every configuration: rounds of one more trial for each configuration
+ * that is not yet within its target and not at its maximum, in an order
+ * shuffled anew every round, so the configurations still running share the
+ * machine's regimes as the fixed-count phase does, and a configuration that
+ * converged early is not held to the trial count of the slowest.
+ */
+static int run_auto_rounds(const struct run_config *cfgs, size_t ncfg, struct run_result *res,
+			   struct scratch *s, const struct phase *ph, uint32_t *want,
+			   uint32_t *pi, uint32_t *bi, struct rng *r, char *err, size_t len)
+{
+	double *v = malloc(cfgs[0].trials * sizeof *v);
+	struct round rd = { want, 0, pi, bi };
+	int rc = v ? 0 : fail(-ENOMEM, err, len, "out of memory");
+
+	for (size_t active = 1; rc == 0 && active;) {
+		active = 0;
+		for (size_t c = 0; c < ncfg; c++) {
+			bool done = auto_enough(&cfgs[c], &res[c], pi[c], v);
+			res[c].auto_at_max = !done;
+			want[c] = !done && pi[c] < cfgs[c].trials;
+			active += want[c];
+		}
+		if (active)
+			rc = run_phase(cfgs, ncfg, res, s, ph, &rd, r, err, len);
+	}
+	free(v);
 	return rc;
 }
 
@@ -571,6 +631,7 @@ static int alloc_result(const struct run_config *cfg, struct run_result *res)
 
 	memset(res, 0, sizeof *res);
 	res->ntrials = cfg->trials;
+	res->nbaseline = cfg->baseline ? (cfg->ci_target > 0 ? cfg->trials_min : cfg->trials) : 0;
 	res->nworkers = cfg->workers;
 	res->baseline_median_ns_per_task = NAN;
 	rc = hist_init(&res->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS);
@@ -583,7 +644,7 @@ static int alloc_result(const struct run_config *cfg, struct run_result *res)
 	res->trials = calloc(cfg->trials, sizeof *res->trials);
 	res->per_worker = calloc(cfg->workers, sizeof *res->per_worker);
 	if (cfg->baseline)
-		res->baseline = calloc(cfg->trials, sizeof *res->baseline);
+		res->baseline = calloc(res->nbaseline, sizeof *res->baseline);
 	if (!res->trials || !res->per_worker || (cfg->baseline && !res->baseline))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < cfg->trials; i++)
@@ -627,17 +688,17 @@ static void hist_ci(const struct hist *h, double (*batch)[PCT_LEVELS], uint32_t 
 		pct_ci_order_stats(h, out);
 }
 
-static void percentile_intervals(const struct run_config *cfg, struct run_result *res)
+static void percentile_intervals(struct run_result *res)
 {
-	double (*b)[PCT_LEVELS] = calloc(cfg->trials, sizeof *b);
-	uint32_t nb = cfg->trials >= 2 ? cfg->trials : 0;
+	double (*b)[PCT_LEVELS] = calloc(res->ntrials, sizeof *b);
+	uint32_t nb = res->ntrials >= 2 ? res->ntrials : 0;
 	if (!b)
 		nb = 0;
-	for (uint32_t i = 0; b && i < cfg->trials; i++)
+	for (uint32_t i = 0; b && i < res->ntrials; i++)
 		memcpy(b[i], res->trials[i].sched_pct, sizeof b[i]);
 	hist_ci(&res->sched_delay, b, nb, PCT_CI_BATCH_TRIALS, &res->sched_ci);
 	if (res->has_end_to_end) {
-		for (uint32_t i = 0; b && i < cfg->trials; i++)
+		for (uint32_t i = 0; b && i < res->ntrials; i++)
 			memcpy(b[i], res->trials[i].e2e_pct, sizeof b[i]);
 		if (nb >= 2)
 			hist_ci(&res->end_to_end, b, nb, PCT_CI_BATCH_TRIALS, &res->e2e_ci);
@@ -649,14 +710,14 @@ static void percentile_intervals(const struct run_config *cfg, struct run_result
 }
 
 /* Flag counts, the round-trip range and the makespans' Tukey classes. */
-static void noise_summary(const struct run_config *cfg, struct run_result *res)
+static void noise_summary(struct run_result *res)
 {
-	double *v = calloc(cfg->trials ? cfg->trials : 1, sizeof *v);
-	int *cls = calloc(cfg->trials ? cfg->trials : 1, sizeof *cls);
+	double *v = calloc(res->ntrials ? res->ntrials : 1, sizeof *v);
+	int *cls = calloc(res->ntrials ? res->ntrials : 1, sizeof *cls);
 	res->flagged = 0;
 	memset(res->flag_counts, 0, sizeof res->flag_counts);
 	res->c2c_min_ns = res->c2c_max_ns = NAN;
-	for (uint32_t i = 0; i < cfg->trials; i++) {
+	for (uint32_t i = 0; i < res->ntrials; i++) {
 		const struct trial_noise *n = &res->trials[i].noise;
 		res->flagged += n->flags != 0;
 		for (uint32_t b = 0; b < NOISE_NFLAGS; b++)
@@ -673,8 +734,8 @@ static void noise_summary(const struct run_config *cfg, struct run_result *res)
 			v[i] = (double)res->trials[i].makespan_ns;
 	}
 	if (v && cls) {
-		tukey_classify(v, cfg->trials, cls, res->tukey);
-		for (uint32_t i = 0; i < cfg->trials; i++)
+		tukey_classify(v, res->ntrials, cls, res->tukey);
+		for (uint32_t i = 0; i < res->ntrials; i++)
 			res->trials[i].tukey = cls[i];
 	}
 	free(v);
@@ -683,39 +744,40 @@ static void noise_summary(const struct run_config *cfg, struct run_result *res)
 
 static int finish(const struct run_config *cfg, struct run_result *res)
 {
-	double *tmp = calloc(cfg->trials, sizeof *tmp);
+	double *tmp = calloc(res->ntrials > res->nbaseline ? res->ntrials : res->nbaseline,
+			     sizeof *tmp);
 
 	if (!tmp)
 		return -ENOMEM;
 	if (res->baseline) {
-		for (uint32_t i = 0; i < cfg->trials; i++)
+		for (uint32_t i = 0; i < res->nbaseline; i++)
 			tmp[i] = res->baseline[i].ns_per_task;
-		res->baseline_median_ns_per_task = median_of(tmp, cfg->trials);
-		for (uint32_t i = 0; i < cfg->trials; i++)
+		res->baseline_median_ns_per_task = median_of(tmp, res->nbaseline);
+		for (uint32_t i = 0; i < res->ntrials; i++)
 			res->trials[i].overhead_ns_per_task =
 				res->trials[i].ns_per_task - res->baseline_median_ns_per_task;
 	}
-	noise_summary(cfg, res);
+	noise_summary(res);
 	/* --noise=drop: the medians leave the flagged trials out (unless
 	 * every trial is flagged: then all stay, and the summary says so). */
-	bool drop = cfg->noise_mode == NOISE_DROP && res->flagged < cfg->trials;
+	bool drop = drops(cfg, res, res->ntrials);
 	res->dropped = drop ? res->flagged : 0;
 	uint32_t kept;
 #define X(field, key)                                                        \
 	kept = 0;                                                            \
-	for (uint32_t i = 0; i < cfg->trials; i++)                           \
+	for (uint32_t i = 0; i < res->ntrials; i++)                          \
 		if (!drop || !res->trials[i].noise.flags)                    \
 			tmp[kept++] = (double)res->trials[i].field;          \
 	res->median.field = median_of(tmp, kept);
 	RUN_MEDIANS(X)
 #undef X
 	free(tmp);
-	for (uint32_t t = 0; t < cfg->trials; t++)
+	for (uint32_t t = 0; t < res->ntrials; t++)
 		for (uint32_t w = 0; w < cfg->workers; w++)
 			worker_stats_add(&res->per_worker[w], &res->trials[t].ws[w]);
 	for (uint32_t w = 0; w < cfg->workers; w++)
 		worker_stats_add(&res->total, &res->per_worker[w]);
-	percentile_intervals(cfg, res);
+	percentile_intervals(res);
 	return 0;
 }
 
@@ -723,16 +785,26 @@ int driver_run_many(const struct run_config *cfgs, size_t ncfg, struct run_resul
 		    char *err, size_t len)
 {
 	const struct run_config *cfg = &cfgs[0];
+	bool autotrials = cfg->ci_target > 0;
+	/* Warm-up seeds follow the most measured trials a run can take. */
 	struct phase warm = { "warmup", cfg->warmup, cfg->seed + cfg->trials, false };
 	struct phase meas = { "trial", cfg->trials, cfg->seed, true };
+	uint32_t first = autotrials ? cfg->trials_min : cfg->trials;
 	struct scratch s = { 0 };
 	struct rng r;
 	size_t made = 0;
+	uint32_t *want = calloc(ncfg ? ncfg : 1, sizeof *want);
+	uint32_t *cnt = calloc(ncfg ? 4 * ncfg : 1, sizeof *cnt);
 	int rc = 0;
 
-	if (ncfg == 0 || ncfg >= MAX_CFGS)
+	if (ncfg == 0 || ncfg >= MAX_CFGS) {
+		free(want);
+		free(cnt);
 		return fail(-EINVAL, err, len, "bad number of configurations: %zu", ncfg);
+	}
 	rng_seed(&r, cfg->seed, ORDER_STREAM);
+	if (!want || !cnt)
+		rc = -ENOMEM;
 	for (; made < ncfg && rc == 0; made++)
 		rc = alloc_result(&cfgs[made], &res[made]);
 	if (rc == 0)
@@ -741,20 +813,38 @@ int driver_run_many(const struct run_config *cfgs, size_t ncfg, struct run_resul
 		fail(rc, err, len, "out of memory");
 		goto out;
 	}
-	rc = run_phase(cfgs, ncfg, res, &s, &warm, &r, err, len);
+	/* cnt: the warm-up phase's trial and baseline counters, then the
+	 * measured phase's. */
+	for (size_t c = 0; c < ncfg; c++)
+		want[c] = cfg->warmup;
+	struct round wr = { want, cfg->warmup, cnt, cnt + ncfg };
+	rc = run_phase(cfgs, ncfg, res, &s, &warm, &wr, &r, err, len);
+	for (size_t c = 0; c < ncfg; c++)
+		want[c] = first;
+	struct round mr = { want, first, cnt + 2 * ncfg, cnt + 3 * ncfg };
 	if (rc == 0)
-		rc = run_phase(cfgs, ncfg, res, &s, &meas, &r, err, len);
+		rc = run_phase(cfgs, ncfg, res, &s, &meas, &mr, &r, err, len);
+	if (rc == 0 && autotrials)
+		rc = run_auto_rounds(cfgs, ncfg, res, &s, &meas, want, mr.pi, mr.bi, &r, err, len);
+	/* --trials auto: each configuration keeps the trials it ran. */
+	for (size_t c = 0; rc == 0 && autotrials && c < ncfg; c++) {
+		for (uint32_t i = mr.pi[c]; i < res[c].ntrials; i++)
+			free_trial(&res[c].trials[i]);
+		res[c].ntrials = mr.pi[c];
+	}
 	for (size_t c = 1; rc == 0 && c < ncfg && res[0].baseline; c++) {
 		size_t lead = params_leader(cfgs, c);
 		if (lead != c)
 			memcpy(res[c].baseline, res[lead].baseline,
-			       cfg->trials * sizeof *res[0].baseline);
+			       res[lead].nbaseline * sizeof *res[0].baseline);
 	}
 	for (size_t c = 0; rc == 0 && c < ncfg; c++)
 		if (finish(&cfgs[c], &res[c]) != 0)
 			rc = fail(-ENOMEM, err, len, "out of memory");
 out:
 	free_trial(&s.t);
+	free(want);
+	free(cnt);
 	if (rc)
 		for (size_t c = 0; c < made; c++)
 			run_result_free(&res[c]);

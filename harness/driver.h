@@ -28,6 +28,11 @@ struct run_config {
 	const double *params;		/* [wl->nparams], resolved */
 	uint32_t workers;
 	uint32_t trials, warmup;
+	/* --trials auto (ci_target > 0, a fraction): at least trials_min
+	 * measured trials, then more until the median makespan's 95% interval
+	 * is within +-ci_target of it, at most `trials` (docs/measuring.md). */
+	uint32_t trials_min;
+	double ci_target;
 	uint64_t seed;			/* trial i runs with seed + i */
 	uint32_t sample_period;
 	int hist_digits;
@@ -93,8 +98,9 @@ struct run_medians {
 };
 
 struct run_result {
-	uint32_t ntrials, nworkers;
-	struct baseline_trial *baseline;	/* [trials], NULL without baseline */
+	uint32_t ntrials, nworkers;		/* ntrials: measured (--trials auto: as needed) */
+	uint32_t nbaseline;			/* baseline trials (--trials auto: trials_min) */
+	struct baseline_trial *baseline;	/* [nbaseline], NULL without baseline */
 	double baseline_median_ns_per_task;	/* NAN without baseline */
 	struct trial *trials;			/* [trials] */
 	struct run_medians median;
@@ -118,6 +124,11 @@ struct run_result {
 	uint32_t flag_counts[NOISE_NFLAGS];
 	double c2c_min_ns, c2c_max_ns;
 	uint32_t tukey[5];
+	/* --trials auto: the median makespan's 95% interval half-width over
+	 * the median when the trials stopped, and whether the maximum trial
+	 * count stopped them before the target was met. */
+	double auto_halfwidth;
+	bool auto_at_max;
 };
 
 /* The exit status of a run the watchdog stopped. */

@@ -316,6 +316,8 @@ static struct run_config make_config(const struct cli *c, const struct cli_polic
 		.params = cp->params ? cp->params : c->params,
 		.workers = c->workers,
 		.trials = c->trials,
+		.trials_min = c->trials_min,
+		.ci_target = c->trials_auto ? c->ci_target : 0,
 		.warmup = c->warmup,
 		.seed = c->seed,
 		.sample_period = c->sample_period,

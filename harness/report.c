@@ -133,9 +133,16 @@ void report_header(FILE *f, const struct run_config *cfg, size_t ncfg,
 	if (pv->c2c_ns >= 0)
 		fprintf(f, "c2c        %.0f ns core-to-core round trip (CPU 0 <-> 1, median)\n",
 			pv->c2c_ns);
-	fprintf(f, "seed       %" PRIu64 " (%" PRIu32 " trials, %" PRIu32
-		   " warm-up, baseline %s)\n",
-		cfg->seed, cfg->trials, cfg->warmup, cfg->baseline ? "on" : "off");
+	if (cfg->ci_target > 0)
+		fprintf(f, "seed       %" PRIu64 " (trials until the median makespan's 95%% interval "
+			   "is within +-%g%%: %" PRIu32 " to %" PRIu32 "; %" PRIu32
+			   " warm-up, baseline %s)\n",
+			cfg->seed, 100 * cfg->ci_target, cfg->trials_min, cfg->trials, cfg->warmup,
+			cfg->baseline ? "on" : "off");
+	else
+		fprintf(f, "seed       %" PRIu64 " (%" PRIu32 " trials, %" PRIu32
+			   " warm-up, baseline %s)\n",
+			cfg->seed, cfg->trials, cfg->warmup, cfg->baseline ? "on" : "off");
 }
 
 static void print_num(FILE *f, int width, int prec, double v, bool sign)
@@ -177,7 +184,7 @@ static void print_trials(FILE *f, const struct run_config *cfg, const struct run
 			res->median.util_total, NULL, 0);
 	if (res->baseline)
 		fprintf(f, "baseline median %.1f ns/task (sequential, %" PRIu32 " trials)\n",
-			res->baseline_median_ns_per_task, res->ntrials);
+			res->baseline_median_ns_per_task, res->nbaseline);
 	else
 		fprintf(f, "baseline skipped (--no-baseline): no overhead figures\n");
 }
@@ -345,9 +352,29 @@ static void print_noise(FILE *f, const struct run_config *cfg, const struct run_
 	fputc('\n', f);
 }
 
+/*
+ * --trials auto: how many trials ran and what stopped them, the target
+ * met or the maximum count reached (then the interval is wider than asked).
+ */
+static void print_auto(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	if (cfg->ci_target <= 0)
+		return;
+	fprintf(f, "trials auto%s%s: %" PRIu32 " trials, ", cfg->name ? " " : "",
+		cfg->name ? cfg->name : "", res->ntrials);
+	if (res->auto_at_max)
+		fprintf(f, "stopped at the maximum (--trials-max %" PRIu32 "): the median makespan's "
+			   "95%% interval is +-%.2f%%, wider than the target +-%g%%\n",
+			cfg->trials, 100 * res->auto_halfwidth, 100 * cfg->ci_target);
+	else
+		fprintf(f, "stopped at the target: the median makespan's 95%% interval is +-%.2f%% "
+			   "(target +-%g%%)\n", 100 * res->auto_halfwidth, 100 * cfg->ci_target);
+}
+
 void report_summary(FILE *f, const struct run_config *cfg, const struct run_result *res)
 {
 	print_trials(f, cfg, res);
+	print_auto(f, cfg, res);
 	print_noise(f, cfg, res);
 	print_sched_delay(f, cfg, &res->sched_delay, &res->sched_ci);
 	if (res->has_end_to_end)
@@ -448,7 +475,7 @@ static json_t *value_names_json(const struct run_config *cfg)
 				    cfg->params));
 }
 
-static json_t *config_json(const struct run_config *cfg)
+static json_t *config_json(const struct run_config *cfg, const struct run_result *res)
 {
 	json_t *o = json_object();
 	int rc = o ? 0 : -ENOMEM;
@@ -468,7 +495,7 @@ static json_t *config_json(const struct run_config *cfg)
 	}
 	rc |= put(o, "workers", jint(cfg->workers));
 	rc |= put(o, "seed", jseed(cfg->seed));
-	rc |= put(o, "trials", jint(cfg->trials));
+	rc |= put(o, "trials", jint(res->ntrials));
 	rc |= put(o, "warmup", jint(cfg->warmup));
 	rc |= put(o, "knobs", values_json(cfg->policy->knobs, cfg->policy->nknobs, cfg->knobs));
 	rc |= put(o, "params", values_json(cfg->wl->params, cfg->wl->nparams, cfg->params));
@@ -491,7 +518,7 @@ static json_t *baseline_json(const struct run_config *cfg, const struct run_resu
 		json_decref(a);
 		return done(o, -ENOMEM);
 	}
-	for (uint32_t i = 0; i < res->ntrials && rc == 0; i++) {
+	for (uint32_t i = 0; i < res->nbaseline && rc == 0; i++) {
 		const struct baseline_trial *b = &res->baseline[i];
 		rc = push(a, json_pack("{s:o, s:I, s:I, s:f}", "seed", jseed(cfg->seed + i), "ns",
 				       (json_int_t)b->ns, "tasks", (json_int_t)b->tasks,
@@ -654,20 +681,11 @@ static int cmp_dbl(const void *a, const void *b)
  */
 static json_t *ci_json(double *v, uint32_t n)
 {
+	double coverage;
+	uint32_t j = pct_median_rank(n, &coverage);
+
 	qsort(v, n, sizeof *v, cmp_dbl);
-	/* term = P(B = k), cum = P(B <= k) for B ~ Bin(n, 1/2). */
-	double term = ldexp(1.0, -(int)n), cum = 0, below = term;
-	uint32_t j = 1;
-	for (uint32_t k = 0; k + 1 <= (n + 1) / 2; k++) {
-		cum += term;
-		if (cum > 0.025)
-			break;
-		j = k + 1;	/* P(B <= j - 1) <= 2.5% */
-		below = cum;
-		term *= (double)(n - k) / (k + 1);
-	}
-	return json_pack("{s:f, s:f, s:f}", "lo", v[j - 1], "hi", v[n - j], "coverage",
-			 1 - 2 * below);
+	return json_pack("{s:f, s:f, s:f}", "lo", v[j - 1], "hi", v[n - j], "coverage", coverage);
 }
 
 static json_t *median_json(const struct run_result *res)
@@ -886,6 +904,17 @@ void report_compare(FILE *f, const struct run_config *cfg, const struct run_resu
 			   "global tasks and parks are per trial\n");
 	else
 		fprintf(f, "steals, global tasks and parks are per trial\n");
+	for (size_t c = 0; c < ncfg; c++)
+		print_auto(f, &cfg[c], &res[c]);
+}
+
+/* --trials auto: the rule's inputs, the trials run and what stopped them. */
+static json_t *trials_auto_json(const struct run_config *cfg, const struct run_result *res)
+{
+	return json_pack("{s:f, s:I, s:I, s:I, s:s, s:o}", "ci_target", cfg->ci_target, "min",
+			 (json_int_t)cfg->trials_min, "max", (json_int_t)cfg->trials, "trials",
+			 (json_int_t)res->ntrials, "stopped", res->auto_at_max ? "max" : "target",
+			 "half_width", jreal(res->auto_halfwidth));
 }
 
 json_t *report_json(const struct run_config *cfg, const struct run_result *res,
@@ -904,7 +933,9 @@ json_t *report_json(const struct run_config *cfg, const struct run_result *res,
 		rc |= put(hists, "end_to_end_ns", hist_json(&res->end_to_end, 1, &res->e2e_ci));
 	rc |= put(doc, "schema", json_string(RESULT_SCHEMA));
 	rc |= put(doc, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
-	rc |= put(doc, "config", config_json(cfg));
+	rc |= put(doc, "config", config_json(cfg, res));
+	if (cfg->ci_target > 0)
+		rc |= put(doc, "trials_auto", trials_auto_json(cfg, res));
 	rc |= put(doc, "baseline", baseline_json(cfg, res));
 	rc |= put(doc, "trials", trials_json(cfg, res));
 	rc |= put(doc, "median", median_json(res));

@@ -16,6 +16,13 @@ add_test(NAME harness_cli
                  $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
 set_tests_properties(harness_cli PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
 
+# test_trials_auto.sh: --trials auto on interleaved sim variants, the stopping
+# rule recomputed from the trials, the rounds' fairness, CLI summary lines.
+add_test(NAME harness_trials_auto
+         COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_trials_auto.sh
+                 $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
+set_tests_properties(harness_trials_auto PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
+
 # test_variants.sh: an ablation of four variants of one policy in one run
 # (trials interleaved, each reported under its own name) and crossed --set
 # lists.

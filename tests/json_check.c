@@ -120,6 +120,7 @@ static void check_util(double u, const char *where)
 
 struct cfg {
 	long long workers, trials, sample_period, hist_digits;
+	long long baseline_trials;	/* --trials auto: its minimum, else trials */
 	bool baseline, sim;
 };
 
@@ -150,6 +151,7 @@ static void check_config(json_t *doc, struct cfg *c)
 	c->workers = need_int(cf, "config", "workers");
 	c->trials = need_int(cf, "config", "trials");
 	ASSERT(c->workers >= 1 && c->trials >= 1);
+	c->baseline_trials = c->trials;
 	ASSERT(need_int(cf, "config", "warmup") >= 0);
 	seed = need(cf, "config", "seed");
 	if (!json_is_integer(seed) && !json_is_string(seed))
@@ -166,6 +168,37 @@ static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+/*
+ * --trials auto (present only then): the trial count within [min, max],
+ * config.trials equal to it, the baseline run min times, and the reason
+ * given consistent with the half-width: "target" when it is within the
+ * target, "max" only at the maximum and outside it. Whether the trials
+ * stopped at the first count that met the rule tests/test_trials_auto.sh
+ * recomputes from the makespans.
+ */
+static void check_trials_auto(json_t *doc, struct cfg *c)
+{
+	json_t *a = json_object_get(doc, "trials_auto");
+	if (!a)
+		return;
+	const char *w = "trials_auto";
+	double target = need_num(a, w, "ci_target");
+	long long min = need_int(a, w, "min"), max = need_int(a, w, "max");
+	long long n = need_int(a, w, "trials");
+	const char *stopped = json_string_value(need_str(a, w, "stopped"));
+	double hw = need_num(a, w, "half_width");
+	ASSERT(target > 0 && target < 1);
+	ASSERT(min >= 6 && min <= n && n <= max);
+	ASSERT_EQ(n, c->trials);
+	if (strcmp(stopped, "target") == 0)
+		ASSERT(hw <= target);
+	else if (strcmp(stopped, "max") == 0)
+		ASSERT(n == max && hw > target);
+	else
+		TEST_FAIL("trials_auto.stopped: '%s' is neither target nor max", stopped);
+	c->baseline_trials = min;
 }
 
 /*
@@ -203,7 +236,7 @@ static void check_baseline(json_t *doc, struct cfg *c)
 	if (!c->baseline)
 		return;
 	a = need_arr(b, "baseline", "trials");
-	ASSERT_EQ(json_array_size(a), c->trials);
+	ASSERT_EQ(json_array_size(a), c->baseline_trials);
 	json_array_foreach(a, i, t) {
 		need_nonneg(t, "baseline.trials[]", "ns");
 		ASSERT(need_int(t, "baseline.trials[]", "tasks") > 0);
@@ -382,6 +415,7 @@ int main(int argc, char **argv)
 	ASSERT_STR_EQ(json_string_value(need_str(doc, "$", "schema")), "harness-result");
 	ASSERT_EQ(need_int(doc, "$", "schema_version"), 1);
 	check_config(doc, &c);
+	check_trials_auto(doc, &c);
 	check_baseline(doc, &c);
 	trials = need_arr(doc, "$", "trials");
 	ASSERT_EQ(json_array_size(trials), c.trials);

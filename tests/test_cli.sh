@@ -74,6 +74,20 @@ expect_bad "param out of range" "range" --policy=volt --workload=fib --param n=1
 expect_bad "--workers 0" "workers" --policy=volt --workload=fib --workers 0
 expect_bad "--workers 1025" "workers" --policy=volt --workload=fib --workers 1025
 expect_bad "--trials 0" "trials" --policy=volt --workload=fib --trials 0
+expect_bad "--trials neither a count nor auto" "trials" --policy=volt --workload=fib --trials autox
+expect_bad "--ci-target 0" "ci-target" --policy=volt --workload=fib --ci-target 0
+expect_bad "--ci-target 100%" "ci-target" --policy=volt --workload=fib --ci-target 100%
+expect_bad "--ci-target not a number" "ci-target" --policy=volt --workload=fib --ci-target two
+expect_bad "--ci-target 2%%" "ci-target" --policy=volt --workload=fib --ci-target 2%%
+expect_bad "--ci-target beside --trials N" "--trials auto" --policy=volt --workload=fib \
+	--trials 5 --ci-target 2%
+expect_bad "--trials-max below the minimum" "trials-max" --policy=volt --workload=fib \
+	--trials auto --trials-max 5
+expect_bad "--trials-max without auto" "trials-max" --policy=volt --workload=fib --trials-max 20
+expect_bad "--trials-max beside --trials N" "trials-max" --policy=volt --workload=fib \
+	--trials 5 --trials-max 20
+expect_bad "--ci-target with --explore" "ci-target" --policy=volt --workload=fib --engine=sim \
+	--explore 2 --ci-target 2
 expect_bad "missing --policy" "policy" --workload=fib
 expect_bad "unknown option" "--nosuchoption" --policy=volt --workload=fib --nosuchoption=1
 expect_bad "duplicate option" "twice" --policy=volt --workload=fib --trials 2 --trials=3

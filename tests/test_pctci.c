@@ -239,9 +239,45 @@ static void driver_intervals(void)
 	run_result_free(&res);
 }
 
+/*
+ * The median's distribution-free interval and the --trials auto stopping
+ * rule built on it: the ranks against the binomial summed independently
+ * (binom_cdf), the textbook ranks of 20, and the rule on made-up makespans
+ * whose interval is known by hand.
+ */
+static void median_rule(void)
+{
+	double cov;
+	/* Below 6 trials [min, max] covers less than 95%; from 6 on it does. */
+	ASSERT_U64_EQ(pct_median_rank(5, &cov), 1);
+	ASSERT(fabs(cov - 0.9375) < 1e-12);
+	ASSERT_U64_EQ(pct_median_rank(6, &cov), 1);
+	ASSERT(fabs(cov - 0.96875) < 1e-12);
+	ASSERT_U64_EQ(pct_median_rank(20, NULL), 6);
+	for (uint32_t n = 6; n <= 200; n++) {
+		uint32_t j = pct_median_rank(n, &cov);
+		ASSERT(binom_cdf(n, 0.5, j - 1) <= 0.025 + 1e-12);
+		ASSERT(binom_cdf(n, 0.5, j) > 0.025);
+		ASSERT(fabs(cov - (1 - 2 * binom_cdf(n, 0.5, j - 1))) < 1e-9);
+	}
+	/* 9 trials: j = 2, the interval [x(2), x(8)]; median 100. */
+	double v[9] = { 130, 96, 100, 104, 99, 101, 98, 102, 50 };
+	double hw;
+	ASSERT(!pct_median_within(v, 9, 6, 0.02, &hw));
+	ASSERT(fabs(hw - (104.0 - 96.0) / 2 / 100) < 1e-12);	/* 4%: not within 2% */
+	ASSERT(pct_median_within(v, 9, 6, 0.04, &hw));
+	/* Within the target, but fewer trials than the minimum. */
+	ASSERT(!pct_median_within(v, 9, 10, 0.04, NULL));
+	/* Identical trials: half-width 0, met at the minimum. */
+	double same[6] = { 7, 7, 7, 7, 7, 7 };
+	ASSERT(pct_median_within(same, 6, 6, 1e-9, &hw) && hw == 0);
+	ASSERT(!pct_median_within(same, 0, 0, 0.5, NULL));
+}
+
 int main(void)
 {
 	RUN(ranks);
+	RUN(median_rule);
 	RUN(t_quantiles);
 	RUN(order_statistics_coverage);
 	RUN(batch_means_coverage);
