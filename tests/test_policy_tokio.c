@@ -4,7 +4,8 @@
  * arithmetic and dead band, its bounds over a run); the global queue on
  * exactly every 61st tick; the sleeper stack; the LIFO cap against a
  * ping-pong pair; a spurious wake that parks again; the steal refused to a
- * thief holding more than half a queue; the search left out of the EWMA.
+ * thief holding more than half a queue; the search left out of the EWMA; the
+ * driver holder whose event came due getting up.
  */
 #include <math.h>
 
@@ -692,6 +693,33 @@ static void spurious_wake_parks_again(void)
 }
 
 /*
+ * The one wake with nothing local that does not park again: the driver
+ * holder whose sleep ended because its next event came due. Tokio's driver
+ * hands that event's task to the holder's own queue (the harness delivers
+ * arrivals to the global queue), so it gets up: off the sleeper list,
+ * counted unparked, not searching, and the driver is free.
+ */
+static void driver_timeout_gets_up(void)
+{
+	struct hand_engine *h;
+	struct runtime *rt = hand_engine_runtime(&policy_tokio, 2, NULL, &h);
+	for (uint32_t i = 0; i < 2; i++)
+		ASSERT(hand_park_one(h, rt, i, 10));
+	ASSERT_EQ(atomic_load(&rt->timekeeper), 0);
+	h->parked[0] = false;
+	worker_unparked(&rt->workers[0], PARK_TIMEOUT);
+	uint32_t stack[2];
+	ASSERT_EQ(tokio_sleepers(rt, stack, 2), 1);
+	ASSERT_EQ(stack[0], 1);
+	ASSERT_EQ(tokio_num_unparked(rt), 1);
+	ASSERT(!rt->workers[0].searching);
+	ASSERT_EQ(atomic_load(&rt->timekeeper), -1);
+	ASSERT(policy_tokio.tick_begin(&rt->workers[0]) != 0);	/* a tick, not a re-park */
+	rt_destroy(rt);
+	h->base.ops->destroy(&h->base);
+}
+
+/*
  * queue.rs steal_into: a thief whose own queue holds more than half its
  * capacity (128 tasks) steals nothing. The thief's queue can fill between
  * the end of its batch and the search it resumes (here: by hand); with 128
@@ -825,6 +853,7 @@ int main(void)
 	RUN(searcher_cap);
 	RUN(maintenance_skips_held_driver);
 	RUN(spurious_wake_parks_again);
+	RUN(driver_timeout_gets_up);
 	RUN(steal_refused_above_half);
 	RUN(ewma_leaves_out_the_search);
 	RUN(worker_limit);
