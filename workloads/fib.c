@@ -34,7 +34,9 @@ struct fib_node {
 	struct task task;		/* first; task.cont is the parent */
 	uint64_t result[2];		/* written by the children */
 	uint32_t nodes[2];		/* task nodes under each child, likewise */
-	uint8_t n, cutoff, slot, spawned;
+	uint8_t n;
+	uint8_t leaf_below;		/* max(2, cutoff): a node with n below it is a leaf */
+	uint8_t slot;
 };
 
 struct fib {
@@ -49,35 +51,25 @@ static uint64_t fib_serial(uint32_t n)
 	return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2);
 }
 
-static const struct task_vtable fib_vt;
+/*
+ * A node's poll is chosen when the node is made, as a hand-written
+ * continuation would be: a node that forks starts with fib_fork_vt and
+ * switches to fib_join_vt for its second poll; a leaf (n < 2, or below
+ * the cutoff) has fib_leaf_vt. No poll tests which kind of node or which
+ * poll it is.
+ */
+static const struct task_vtable fib_fork_vt, fib_join_vt, fib_leaf_vt;
 
 _Static_assert(sizeof(struct fib_node) <= TASKPOOL_BLOCK, "a fib node fits one block");
 
-static inline void node_init(struct fib_node *c, uint32_t n, uint32_t cutoff,
+static inline void node_init(struct fib_node *c, uint32_t n, uint32_t leaf_below,
 			     struct fib_node *parent, uint8_t slot)
 {
-	task_init(&c->task, &fib_vt);
+	task_init(&c->task, n < leaf_below ? &fib_leaf_vt : &fib_fork_vt);
 	c->task.cont = parent ? &parent->task : NULL;
 	c->n = (uint8_t)n;
-	c->cutoff = (uint8_t)cutoff;
+	c->leaf_below = (uint8_t)leaf_below;
 	c->slot = slot;
-	c->spawned = 0;
-}
-
-/* The first poll of a node at or above the cutoff: both children, then
- * the join. Out of line, so that leaves and second polls stay small. */
-static __attribute__((noinline)) enum task_poll fib_fork(struct fib_node *node,
-							  struct worker *w)
-{
-	struct runtime *rt = w->rt;
-	uint32_t n = node->n, cutoff = node->cutoff;
-	struct fib_node *a = rt_task_alloc(rt, w, sizeof *a), *b = rt_task_alloc(rt, w, sizeof *b);
-	node->spawned = 1;
-	node_init(a, n - 2, cutoff, node, 1);
-	node_init(b, n - 1, cutoff, node, 0);
-	rt_spawn(w, &a->task);
-	rt_spawn(w, &b->task);
-	return TASK_JOIN(2);
 }
 
 /* The root is done: the answer and the node count. */
@@ -97,13 +89,37 @@ static inline enum task_poll fib_done(struct fib_node *node, struct worker *w, u
 				      uint32_t nodes)
 {
 	struct fib_node *parent = (struct fib_node *)node->task.cont;
-	if (!parent)
+	if (__builtin_expect(!parent, 0))
 		return fib_root_done(w, value, nodes);
 	/* The arrival's release carries these writes to the parent's next poll. */
 	parent->result[node->slot] = value;
 	parent->nodes[node->slot] = nodes;
 	rt_join_arrive(w->rt, w, &parent->task);
 	return TASK_DONE;
+}
+
+/* The first poll of a node at or above the cutoff: both children, then
+ * the join; the second poll is fib_join_poll. */
+static enum task_poll fib_fork_poll(struct task *t, struct worker *w)
+{
+	struct fib_node *node = (struct fib_node *)t;
+	struct runtime *rt = w->rt;
+	uint32_t n = node->n, leaf_below = node->leaf_below;
+	struct fib_node *a = rt_task_alloc(rt, w, sizeof *a), *b = rt_task_alloc(rt, w, sizeof *b);
+	node->task.vt = &fib_join_vt;
+	node_init(a, n - 2, leaf_below, node, 1);
+	node_init(b, n - 1, leaf_below, node, 0);
+	rt_spawn(w, &a->task);
+	rt_spawn(w, &b->task);
+	return TASK_JOIN(2);
+}
+
+/* The second poll: both children have arrived. */
+static enum task_poll fib_join_poll(struct task *t, struct worker *w)
+{
+	struct fib_node *node = (struct fib_node *)t;
+	return fib_done(node, w, node->result[0] + node->result[1],
+			1 + node->nodes[0] + node->nodes[1]);
 }
 
 /* A node below the cutoff: the subtree in plain calls, in one poll. */
@@ -113,25 +129,19 @@ static __attribute__((noinline)) enum task_poll fib_serial_node(struct fib_node 
 	return fib_done(node, w, fib_serial(node->n), 1);
 }
 
-static enum task_poll fib_poll(struct task *t, struct worker *w)
+/* A leaf: n < 2, or a node below the cutoff (fib_serial_node). */
+static enum task_poll fib_leaf_poll(struct task *t, struct worker *w)
 {
 	struct fib_node *node = (struct fib_node *)t;
-
-	if (node->spawned)
-		return fib_done(node, w, node->result[0] + node->result[1],
-				1 + node->nodes[0] + node->nodes[1]);
-	if (node->n < 2)
-		return fib_done(node, w, node->n, 1);
-	if (node->n < node->cutoff)
+	if (__builtin_expect(node->n >= 2, 0))
 		return fib_serial_node(node, w);
-	return fib_fork(node, w);
+	return fib_done(node, w, node->n, 1);
 }
 
-static const struct task_vtable fib_vt = {
-	.name = "fib",
-	.poll = fib_poll,
-	.pooled = true,		/* a TASKPOOL_BLOCK block, freed by the core */
-};
+/* Three polls, one workload: each a TASKPOOL_BLOCK block, freed by the core. */
+static const struct task_vtable fib_fork_vt = { .name = "fib", .poll = fib_fork_poll, .pooled = true };
+static const struct task_vtable fib_join_vt = { .name = "fib", .poll = fib_join_poll, .pooled = true };
+static const struct task_vtable fib_leaf_vt = { .name = "fib", .poll = fib_leaf_poll, .pooled = true };
 
 /* Task nodes of fib(n) with the given cutoff. */
 static uint64_t count_nodes(uint32_t n, uint32_t cutoff)
@@ -186,7 +196,7 @@ static void fib_start(void *inst, struct runtime *rt)
 	struct fib *f = inst;
 	f->nodes = 0;
 	struct fib_node *root = rt_task_alloc(rt, NULL, sizeof *root);
-	node_init(root, f->n, f->cutoff, NULL, 0);
+	node_init(root, f->n, f->cutoff > 2 ? f->cutoff : 2, NULL, 0);
 	rt_spawn_remote(rt, &root->task);
 }
 
