@@ -6,79 +6,18 @@
  * and if nothing ran lets the policy run its sleep protocol. The step never
  * blocks: parking is the engine's business (STEP_PARK).
  */
-#include "runtime.h"
+#include "worker_loop.h"
 
 #include "policies/policy.h"
 
 /* The first poll of a task stamped when it became runnable: record its
  * scheduling delay (1 in N schedules, so out of line). */
-static __attribute__((noinline)) void record_delay(struct worker *w, struct task *t)
+void worker_record_delay(struct worker *w, struct task *t)
 {
 	uint64_t now = rt_now(w->rt, w);
 	/* Clocks of two cores can disagree by a few ns. */
 	hist_record(&w->sched_delay, now > t->ready_ns ? now - t->ready_ns : 0);
 	t->ready_ns = 0;
-}
-
-/* A poll returned pending (r is TASK_PENDING or TASK_JOIN(k)): the task
- * goes idle, or is scheduled once more if it was woken or joined while it
- * ran. */
-static inline void poll_pending(struct worker *w, struct task *t, uint32_t begin,
-				enum task_poll r)
-{
-	bool again;
-	/* Two instances of task_poll_end, each simplified for its case. */
-	if (r >= TASK_JOIN_BASE + 1) {
-		uint32_t joins = (uint32_t)r - TASK_JOIN_BASE;
-		CHECK(joins <= TASK_JOIN_MAX);
-		again = task_poll_end(t, begin, joins);
-	} else {
-		again = task_poll_end(t, begin, 0);	/* TASK_PENDING, TASK_JOIN(0) */
-	}
-	if (again) {
-		/* Woken, or joined, while it ran: exactly one more poll. */
-		w->st.repolls++;
-		rt_sample_due(w, t);
-		w->sched_local(w, t, SCHED_YIELD);
-	}
-}
-
-/* A task is done: give its memory back (the pool block inline, or the
- * workload's drop). */
-static inline void drop_task(struct worker *w, struct task *t)
-{
-	const struct task_vtable *vt = t->vt;
-	if (vt->pooled)
-		taskpool_free(&w->pool, t);
-	else if (vt->drop)
-		vt->drop(t, w);
-}
-
-/*
- * One poll and what its result asks for, inlined into the step loops. It
- * does not count the poll (the callers do: per tick in worker_step, per
- * poll elsewhere) nor publish progress (per tick), and it has no trace
- * points (worker_run_task has them).
- */
-static inline __attribute__((always_inline)) void run_task(struct worker *w, struct task *t)
-{
-	uint32_t begin = task_poll_begin(t);
-	if (__builtin_expect(t->ready_ns != 0, 0))
-		record_delay(w, t);
-	enum task_poll r = t->vt->poll(t, w);
-	if (__builtin_expect(r == TASK_DONE, 1)) {
-		task_complete(t);
-		w->st.completions++;
-		drop_task(w, t);
-		return;
-	}
-	poll_pending(w, t, begin, r);
-}
-
-/* Relaxed: the watchdog only compares successive values. */
-static inline void publish_progress(struct worker *w)
-{
-	atomic_store_explicit(&w->sh->progress, w->st.completions, memory_order_relaxed);
 }
 
 void worker_run_task(struct worker *w, struct task *t)
@@ -87,7 +26,7 @@ void worker_run_task(struct worker *w, struct task *t)
 
 	uint32_t begin = task_poll_begin(t);
 	if (t->ready_ns)
-		record_delay(w, t);
+		worker_record_delay(w, t);
 	w->st.polls++;
 	uint64_t tp0 = w->tracing ? rt_now(rt, w) : 0;
 	enum task_poll r = t->vt->poll(t, w);
@@ -105,7 +44,7 @@ void worker_run_task(struct worker *w, struct task *t)
 
 /* Start a tick: maintenance the Volt way unless the policy does its own,
  * then the policy's budget for the tick. */
-static inline void tick_open(struct worker *w)
+void worker_tick_open(struct worker *w)
 {
 	struct runtime *rt = w->rt;
 	const struct policy *p = rt->policy;
@@ -129,7 +68,7 @@ static inline void tick_open(struct worker *w)
 
 /* End a tick: account for it, and if it polled nothing let the policy run
  * its sleep protocol. */
-static enum step tick_close(struct worker *w, uint64_t *park_timeout_ns)
+enum step worker_tick_close(struct worker *w, uint64_t *park_timeout_ns)
 {
 	struct runtime *rt = w->rt;
 	const struct policy *p = rt->policy;
@@ -175,12 +114,12 @@ static enum step tick_close(struct worker *w, uint64_t *park_timeout_ns)
 }
 
 /* The tick loop with a trace point around every poll (--trace). */
-static __attribute__((noinline)) enum step step_traced(struct worker *w,
+enum step worker_step_traced(struct worker *w,
 						       uint64_t *park_timeout_ns)
 {
 	const struct policy *p = w->rt->policy;
 
-	tick_open(w);
+	worker_tick_open(w);
 	while (w->tick_polls < w->tick_budget) {
 		struct task *t = p->find_work(w);
 		if (!t)
@@ -188,30 +127,15 @@ static __attribute__((noinline)) enum step step_traced(struct worker *w,
 		worker_run_task(w, t);
 		w->tick_polls++;
 	}
-	return tick_close(w, park_timeout_ns);
+	return worker_tick_close(w, park_timeout_ns);
 }
 
 enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
 {
-	if (rt_finished(w->rt))
-		return STEP_EXIT;
-	if (__builtin_expect(w->tracing, 0))
-		return step_traced(w, park_timeout_ns);
-	tick_open(w);
-	/* The policy's find_work and the budget stay in registers for the
-	 * tick; polls are counted once, at its end. */
-	struct task *(*find_work)(struct worker *) = w->rt->policy->find_work;
-	uint32_t budget = w->tick_budget, polls = 0;
-	while (polls < budget) {
-		struct task *t = find_work(w);
-		if (!t)
-			break;
-		run_task(w, t);
-		polls++;
-	}
-	w->tick_polls = polls;
-	w->st.polls += polls;
-	return tick_close(w, park_timeout_ns);
+	const struct policy *p = w->rt->policy;
+	if (p->step)
+		return p->step(w, park_timeout_ns);
+	return worker_step_with(w, park_timeout_ns, p->find_work);
 }
 
 enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
@@ -221,7 +145,7 @@ enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
 	if (!w->in_tick) {
 		if (rt_finished(w->rt))
 			return STEP_EXIT;
-		tick_open(w);
+		worker_tick_open(w);
 	}
 	if (w->tick_polls < w->tick_budget) {
 		struct task *t = p->find_work(w);
@@ -239,7 +163,7 @@ enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
 			return STEP_POLLED;
 		}
 	}
-	return tick_close(w, park_timeout_ns);
+	return worker_tick_close(w, park_timeout_ns);
 }
 
 void worker_unparked(struct worker *w, enum park_wake how)

@@ -47,6 +47,7 @@
 
 #include "core/deque.h"
 #include "policies/policy.h"
+#include "core/worker_loop.h"
 
 enum so_knob {
 	SO_STEAL_TRIES,
@@ -277,7 +278,7 @@ found:
 	return t;
 }
 
-static struct task *so_find_work(struct worker *w)
+static inline __attribute__((always_inline)) struct task *so_find_work(struct worker *w)
 {
 	struct task *t = deque_pop(SW(w)->dq);
 	if (__builtin_expect(t != NULL, 1)) {
@@ -375,6 +376,12 @@ static void so_dump(struct runtime *rt, FILE *f)
 		(long long)queued);
 }
 
+/* The threads engine's tick with so_find_work inlined (policy.h, step). */
+static enum step so_step(struct worker *w, uint64_t *park_timeout_ns)
+{
+	return worker_step_with(w, park_timeout_ns, so_find_work);
+}
+
 const struct policy policy_blumofe_leiserson = {
 	.name = "blumofe-leiserson",
 	.summary = "Blumofe-Leiserson (JACM 1999): Chase-Lev deque per worker, owner LIFO, steal "
@@ -389,6 +396,7 @@ const struct policy policy_blumofe_leiserson = {
 	.schedule_local = so_schedule_local,
 	.schedule_remote = so_schedule_remote,
 	.find_work = so_find_work,
+	.step = so_step,
 	.park = so_park,
 	.unparked = so_unparked,
 	.idle_state = so_idle_state,

@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "policies/policy.h"
+#include "core/worker_loop.h"
 
 enum central_knob {
 	C_BUDGET,
@@ -315,6 +316,12 @@ static void central_dump(struct runtime *rt, FILE *f)
 	fprintf(f, "%s\n", shown ? "" : " none");
 }
 
+/* The threads engine's tick with central_find_work inlined (policy.h, step). */
+static enum step central_step(struct worker *w, uint64_t *park_timeout_ns)
+{
+	return worker_step_with(w, park_timeout_ns, central_find_work);
+}
+
 const struct policy policy_central = {
 	.name = "central-queue",
 	.summary = "one shared FIFO queue for every task, one task per take; no local queues, "
@@ -328,6 +335,7 @@ const struct policy policy_central = {
 	.schedule_remote = central_schedule_remote,
 	.tick_begin = central_tick_begin,
 	.find_work = central_find_work,
+	.step = central_step,
 	.park = central_park,
 	.unparked = central_unparked,
 	.check_idle = central_check_idle,

@@ -51,6 +51,7 @@
  * no netpoller, no timers and no GC work to look for.
  */
 #include "policies/go.h"
+#include "core/worker_loop.h"
 
 #include <errno.h>
 #include <math.h>
@@ -624,7 +625,7 @@ found_inherit:
 	return t;
 }
 
-static struct task *go_find_work(struct worker *w)
+static inline __attribute__((always_inline)) struct task *go_find_work(struct worker *w)
 {
 	struct go_worker *gw = GW(w);
 	/* Fast path: not the global queue's turn, not spinning, the slice
@@ -799,6 +800,12 @@ static void go_dump(struct runtime *rt, FILE *f)
 			rt->workers[i].searching ? ", spinning" : "", g->gw[i].schedtick);
 }
 
+/* The threads engine's tick with go_find_work inlined (policy.h, step). */
+static enum step go_step(struct worker *w, uint64_t *park_timeout_ns)
+{
+	return worker_step_with(w, park_timeout_ns, go_find_work);
+}
+
 const struct policy policy_go = {
 	.name = "go",
 	.summary = "Go runtime (proc.go, Go 1.21 and later): runnext slot (inherits the time "
@@ -812,6 +819,7 @@ const struct policy policy_go = {
 	.schedule_remote = go_schedule_remote,
 	.tick_begin = go_tick_begin,
 	.find_work = go_find_work,
+	.step = go_step,
 	.tick_end = go_tick_end,
 	.park = go_park,
 	.unparked = go_unparked,

@@ -395,6 +395,7 @@ const struct policy policy_locality = {
 	.schedule_remote = volt_schedule_remote,
 	.tick_begin = volt_tick_begin,
 	.find_work = volt_find_work_hooked,
+	.step = volt_step_hooked,
 	.tick_end = volt_tick_end,
 	.park = volt_park,
 	.unparked = volt_unparked,

@@ -31,6 +31,12 @@
  *                   and worker 0 parks no longer than the next event.
  *   find_work       owner; returns the next task to poll or NULL. May steal
  *                   (other workers' rings through ring_steal_into only).
+ *   step            owner, optional: one tick of the threads engine's worker
+ *                   step with this policy's find_work inlined, always
+ *                   worker_step_with(w, timeout, FIND_WORK) of
+ *                   core/worker_loop.h (the core's loop, minus an indirect
+ *                   call per poll). The simulator's per-poll step calls
+ *                   find_work itself.
  *   tick_end        owner, after the tick's polls, with their count and the
  *                   elapsed engine time.
  *   park            owner, after a tick that polled nothing. Returns true to
@@ -94,6 +100,7 @@ struct policy {
 
 	uint32_t (*tick_begin)(struct worker *w);
 	struct task *(*find_work)(struct worker *w);
+	enum step (*step)(struct worker *w, uint64_t *park_timeout_ns);
 	void (*tick_end)(struct worker *w, uint32_t polls, uint64_t elapsed_ns);
 	bool (*park)(struct worker *w, uint64_t *timeout_ns);
 	void (*unparked)(struct worker *w, enum park_wake how);

@@ -93,6 +93,7 @@
 
 #include "core/deque.h"
 #include "policies/policy.h"
+#include "core/worker_loop.h"
 
 enum rayon_knob {
 	RAYON_ROUNDS_UNTIL_SLEEPY,
@@ -477,7 +478,7 @@ static __attribute__((noinline)) struct task *find_work_slow(struct worker *w)
 	return t;
 }
 
-static struct task *rayon_find_work(struct worker *w)
+static inline __attribute__((always_inline)) struct task *rayon_find_work(struct worker *w)
 {
 	struct rayon_worker *rw = RW(w);
 	struct task *t = deque_pop(rw->dq);
@@ -646,6 +647,12 @@ static void rayon_dump(struct runtime *rt, FILE *f)
 		(long long)queued);
 }
 
+/* The threads engine's tick with rayon_find_work inlined (policy.h, step). */
+static enum step rayon_step(struct worker *w, uint64_t *park_timeout_ns)
+{
+	return worker_step_with(w, park_timeout_ns, rayon_find_work);
+}
+
 const struct policy policy_rayon = {
 	.name = "rayon",
 	.summary = "Rayon (rayon-core 1.13): Chase-Lev deques (owner LIFO, steal one oldest), "
@@ -659,6 +666,7 @@ const struct policy policy_rayon = {
 	.schedule_local = rayon_schedule_local,
 	.schedule_remote = rayon_schedule_remote,
 	.find_work = rayon_find_work,
+	.step = rayon_step,
 	.park = rayon_park,
 	.unparked = rayon_unparked,
 	.idle_state = rayon_idle_state,

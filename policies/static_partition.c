@@ -59,6 +59,7 @@
 #include <string.h>
 
 #include "policies/policy.h"
+#include "core/worker_loop.h"
 
 enum sp_knob {
 	SP_BUDGET,
@@ -348,7 +349,7 @@ static __attribute__((noinline)) struct task *find_work_slow(struct worker *w)
 	return inbox_take(w, pw, pw->batch);
 }
 
-static struct task *sp_find_work(struct worker *w)
+static inline __attribute__((always_inline)) struct task *sp_find_work(struct worker *w)
 {
 	struct sp_worker *pw = PW(w);
 	if (__builtin_expect(pw->since_inbox < pw->interval, 1)) {
@@ -444,6 +445,12 @@ static void sp_dump(struct runtime *rt, FILE *f)
 				: "awake");
 }
 
+/* The threads engine's tick with sp_find_work inlined (policy.h, step). */
+static enum step sp_step(struct worker *w, uint64_t *park_timeout_ns)
+{
+	return worker_step_with(w, park_timeout_ns, sp_find_work);
+}
+
 const struct policy policy_static_partition = {
 	.name = "static-partition",
 	.summary = "tasks stay where placed: remote tasks dealt round-robin or at random, "
@@ -457,6 +464,7 @@ const struct policy policy_static_partition = {
 	.schedule_remote = sp_schedule_remote,
 	.tick_begin = sp_tick_begin,
 	.find_work = sp_find_work,
+	.step = sp_step,
 	.park = sp_park,
 	.unparked = sp_unparked,
 	.idle_state = sp_idle_state,

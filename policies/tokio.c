@@ -75,6 +75,8 @@
  */
 #include "policies/tokio_internal.h"
 
+#include "core/worker_loop.h"
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -762,7 +764,7 @@ found:
 	return t;
 }
 
-struct task *tokio_find_work(struct worker *w)
+static inline __attribute__((always_inline)) struct task *find_work(struct worker *w)
 {
 	struct tokio_worker *tw = TW(w);
 	struct task *t = w->lifo;
@@ -803,6 +805,17 @@ chain_over:
 		}
 	}
 	return find_work_slow(w);
+}
+
+struct task *tokio_find_work(struct worker *w)
+{
+	return find_work(w);
+}
+
+/* The threads engine's tick with find_work inlined (policy.h, step). */
+static enum step tokio_step(struct worker *w, uint64_t *park_timeout_ns)
+{
+	return worker_step_with(w, park_timeout_ns, find_work);
 }
 
 uint32_t tokio_tick_begin(struct worker *w)
@@ -1020,6 +1033,7 @@ const struct policy policy_tokio = {
 	.own_maintenance = true,
 	.tick_begin = tokio_tick_begin,
 	.find_work = tokio_find_work,
+	.step = tokio_step,
 	.tick_end = tokio_tick_end,
 	.park = tokio_park,
 	.unparked = tokio_unparked,
@@ -1045,6 +1059,7 @@ const struct policy policy_tokio_1_28 = {
 	.own_maintenance = true,
 	.tick_begin = tokio_tick_begin,
 	.find_work = tokio_find_work,
+	.step = tokio_step,
 	.tick_end = tokio_tick_end,
 	.park = tokio_park,
 	.unparked = tokio_unparked,

@@ -38,6 +38,8 @@
  */
 #include "policies/volt_internal.h"
 
+#include "core/worker_loop.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -571,9 +573,25 @@ static struct task *volt_find_work(struct worker *w)
 	return find_work_with(w, find_work_slow);
 }
 
-struct task *volt_find_work_hooked(struct worker *w)
+/* The threads engine's tick with volt_find_work inlined (policy.h, step). */
+static enum step volt_step(struct worker *w, uint64_t *park_timeout_ns)
+{
+	return worker_step_with(w, park_timeout_ns, volt_find_work);
+}
+
+static inline __attribute__((always_inline)) struct task *find_work_hooked(struct worker *w)
 {
 	return find_work_with(w, find_work_slow_hooked);
+}
+
+struct task *volt_find_work_hooked(struct worker *w)
+{
+	return find_work_hooked(w);
+}
+
+enum step volt_step_hooked(struct worker *w, uint64_t *park_timeout_ns)
+{
+	return worker_step_with(w, park_timeout_ns, find_work_hooked);
 }
 
 static bool any_queue_nonempty(struct runtime *rt)
@@ -672,6 +690,7 @@ const struct policy policy_volt = {
 	.schedule_remote = volt_schedule_remote,
 	.tick_begin = volt_tick_begin,
 	.find_work = volt_find_work,
+	.step = volt_step,
 	.tick_end = volt_tick_end,
 	.park = volt_park,
 	.unparked = volt_unparked,
@@ -699,6 +718,7 @@ const struct policy policy_volt_broken = {
 	.schedule_remote = volt_schedule_remote,
 	.tick_begin = volt_tick_begin,
 	.find_work = volt_find_work,
+	.step = volt_step,
 	.tick_end = volt_tick_end,
 	.park = volt_park,
 	.unparked = volt_unparked,
@@ -803,7 +823,8 @@ const struct policy policy_volt_timeout_race = {
 	.init = volt_init,                                                                   \
 	.destroy = volt_destroy, .schedule_local = volt_schedule_local,                      \
 	.schedule_remote = volt_schedule_remote, .tick_begin = volt_tick_begin,              \
-	.find_work = volt_find_work, .tick_end = volt_tick_end, .park = volt_park,           \
+	.find_work = volt_find_work, .step = volt_step, .tick_end = volt_tick_end,           \
+	.park = volt_park,                                                                   \
 	.unparked = volt_unparked, .check_idle = rt_idle_check_global, .dump = volt_dump
 
 const struct policy policy_fixed_interval_61 = {

@@ -93,6 +93,9 @@ void *volt_steal_arg(const struct runtime *rt);
 
 /* Volt's find_work whose steal step calls the loop set by volt_set_steal. */
 struct task *volt_find_work_hooked(struct worker *w);
+/* The threads engine's tick with volt_find_work_hooked inlined (policy.h,
+ * step). */
+enum step volt_step_hooked(struct worker *w, uint64_t *park_timeout_ns);
 
 /* May w steal now? False when stealing is off or w is alone, or when w is
  * not searching and the searcher cap keeps it out; otherwise w is (now)

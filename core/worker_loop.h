@@ -1,0 +1,108 @@
+/*
+ * worker_loop.h - the tick loop of the worker step, for worker.c and for a
+ * policy that instantiates it with its own find_work inlined (policy.h,
+ * .step): the same loop, without an indirect call per poll.
+ */
+#ifndef HARNESS_CORE_WORKER_LOOP_H
+#define HARNESS_CORE_WORKER_LOOP_H
+
+#include "runtime.h"
+
+/* Out of line in worker.c: per tick, or rare. */
+__attribute__((noinline)) void worker_record_delay(struct worker *w, struct task *t);
+void worker_tick_open(struct worker *w);
+enum step worker_tick_close(struct worker *w, uint64_t *park_timeout_ns);
+/* The tick loop with a trace point around every poll (--trace). */
+__attribute__((noinline)) enum step worker_step_traced(struct worker *w,
+						       uint64_t *park_timeout_ns);
+
+/* A poll returned pending (r is TASK_PENDING or TASK_JOIN(k)): the task
+ * goes idle, or is scheduled once more if it was woken or joined while it
+ * ran. */
+static inline void poll_pending(struct worker *w, struct task *t, uint32_t begin,
+				enum task_poll r)
+{
+	bool again;
+	/* Two instances of task_poll_end, each simplified for its case. */
+	if (r >= TASK_JOIN_BASE + 1) {
+		uint32_t joins = (uint32_t)r - TASK_JOIN_BASE;
+		CHECK(joins <= TASK_JOIN_MAX);
+		again = task_poll_end(t, begin, joins);
+	} else {
+		again = task_poll_end(t, begin, 0);	/* TASK_PENDING, TASK_JOIN(0) */
+	}
+	if (again) {
+		/* Woken, or joined, while it ran: exactly one more poll. */
+		w->st.repolls++;
+		rt_sample_due(w, t);
+		w->sched_local(w, t, SCHED_YIELD);
+	}
+}
+
+/* A task is done: give its memory back (the pool block inline, or the
+ * workload's drop). */
+static inline void drop_task(struct worker *w, struct task *t)
+{
+	const struct task_vtable *vt = t->vt;
+	if (vt->pooled)
+		taskpool_free(&w->pool, t);
+	else if (vt->drop)
+		vt->drop(t, w);
+}
+
+/*
+ * One poll and what its result asks for, inlined into the step loops. It
+ * does not count the poll (the callers do: per tick in worker_step, per
+ * poll elsewhere) nor publish progress (per tick), and it has no trace
+ * points (worker_run_task has them).
+ */
+static inline __attribute__((always_inline)) void run_task(struct worker *w, struct task *t)
+{
+	uint32_t begin = task_poll_begin(t);
+	if (__builtin_expect(t->ready_ns != 0, 0))
+		worker_record_delay(w, t);
+	enum task_poll r = t->vt->poll(t, w);
+	if (__builtin_expect(r == TASK_DONE, 1)) {
+		task_complete(t);
+		w->st.completions++;
+		drop_task(w, t);
+		return;
+	}
+	poll_pending(w, t, begin, r);
+}
+
+/* Relaxed: the watchdog only compares successive values. */
+static inline void publish_progress(struct worker *w)
+{
+	atomic_store_explicit(&w->sh->progress, w->st.completions, memory_order_relaxed);
+}
+
+/*
+ * One tick of worker_step with find_work given: inlined when a policy
+ * passes its own static find_work (its .step), an indirect call per poll
+ * otherwise. The find_work and the budget stay in registers for the tick;
+ * polls are counted once, at its end.
+ */
+static inline __attribute__((always_inline)) enum step
+worker_step_with(struct worker *w, uint64_t *park_timeout_ns,
+		 struct task *(*find_work)(struct worker *))
+{
+	if (rt_finished(w->rt))
+		return STEP_EXIT;
+	if (__builtin_expect(w->tracing, 0))
+		return worker_step_traced(w, park_timeout_ns);
+	worker_tick_open(w);
+	uint32_t budget = w->tick_budget, polls = 0;
+	while (polls < budget) {
+		struct task *t = find_work(w);
+		if (!t)
+			break;
+		run_task(w, t);
+		polls++;
+	}
+	w->tick_polls = polls;
+	w->st.polls += polls;
+	return worker_tick_close(w, park_timeout_ns);
+}
+
+#endif
