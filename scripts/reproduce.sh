@@ -15,6 +15,7 @@
 # command that made them, in order, runnable from the repository root. README.md sums up.
 #
 #   scripts/reproduce.sh [--build DIR] [--no-setup] [--resume] [-j N] [--out DIR]
+#                        [--parts LIST] [--engines LIST]
 #   scripts/reproduce.sh --check DIR [--against REF]
 #
 #   --build DIR   build directory (default build); scripts/setup.sh builds it first
@@ -24,10 +25,20 @@
 #   -j N          simulated runs at once (default: online CPUs); threads-engine runs always
 #                 run one at a time
 #   --out DIR     write everything under DIR instead of results/reference/
+#   --parts LIST  rebuild only these parts, e.g. 1,2 (default 1,2,3,4)
+#   --engines LIST  rerun only the runs of these engines, sim and/or threads (default both):
+#                 the other engine's results of a part are kept as they are (none are made
+#                 under a fresh --out), its tables and figures redrawn from both. --engines sim
+#                 rebuilds every simulated result (exact, minutes) and leaves the wall-clock
+#                 ones of parts 1, 3 and 4 alone. README.md is always rewritten whole; it
+#                 says when, at which revision and on how loaded a machine each part's
+#                 results of each engine were made (from the result files themselves), and
+#                 includes DIR/NOTES.md, kept across rebuilds, for what the files cannot say.
 #   --check DIR   compare a reproduction under DIR with REF (default results/reference/):
 #                 sim results identical but for provenance; threads results within each
 #                 other's 95% interval, or the cause named from the noise accounting
-#                 (scripts/reproduce_check.py). Runs nothing.
+#                 (scripts/reproduce_check.py). Runs nothing. A reproduction made with
+#                 --parts or --engines is compared on what it reran (DIR/reproduced.json).
 #
 #   scripts/reproduce.sh --table KIND DIR...   print one of the tables below (Markdown) from
 #                                              result directories: imbalanced, p99-load, ops
@@ -253,9 +264,12 @@ if [ "${1:-}" = "--check" ]; then
 fi
 
 build=build setup=1 resume=0 jobs=$(nproc) REF=results/reference
+sel_parts=1,2,3,4 sel_engines=sim,threads
 while (($#)); do
 	case $1 in
 	--out) REF=${2:?reproduce: --out needs a directory}; shift 2 ;;
+	--parts) sel_parts=${2:?reproduce: --parts needs a list, e.g. 1,2}; shift 2 ;;
+	--engines) sel_engines=${2:?reproduce: --engines needs sim, threads or both}; shift 2 ;;
 	--build) build=$2; shift 2 ;;
 	--no-setup) setup=0; shift ;;
 	--resume) resume=1; shift ;;
@@ -264,6 +278,35 @@ while (($#)); do
 	esac
 done
 
+for p in ${sel_parts//,/ }; do
+	[[ $p =~ ^[1-4]$ ]] || { echo "reproduce: --parts: no part '$p' (1, 2, 3, 4)" >&2; exit 2; }
+done
+for e in ${sel_engines//,/ }; do
+	[[ $e = sim || $e = threads ]] ||
+		{ echo "reproduce: --engines: no engine '$e' (sim, threads)" >&2; exit 2; }
+done
+# want PART ENGINE: whether this invocation reruns that part's runs of that engine.
+want() { [[ ,$sel_parts, = *,$1,* && ,$sel_engines, = *,$2,* ]]; }
+# grid_for DIR ENGINE...: DIR/grid.json, or (when only one of its two engines is rerun) a
+# copy restricted to that engine, DIR/grid.ENGINE.json, which the sweep then runs.
+grid_for() {
+	local dir=$1
+	shift
+	if [ $# -eq 2 ]; then
+		echo "$dir/grid.json"
+		return
+	fi
+	"$PY" - "$dir/grid.json" "$dir/grid.$1.json" "$1" <<'EOF'
+import json, sys
+g = json.load(open(sys.argv[1]))
+eng = sys.argv[3]
+g["grids"] = [b for b in g["grids"] if b.get("engines", g.get("engines")) == eng]
+g["comment"] += " Restricted to the %s engine (scripts/reproduce.sh --engines)." % eng
+json.dump(g, open(sys.argv[2], "w"), indent=2)
+EOF
+	echo "$dir/grid.$1.json"
+}
+
 t_start=$(date +%s)
 if ((setup)); then
 	scripts/setup.sh "$build"
@@ -271,11 +314,24 @@ fi
 H=$build/harness
 [ -x "$H" ] || { echo "reproduce: $H is not built (drop --no-setup)" >&2; exit 1; }
 parts=(1-imbalanced 2-zygos 3-tokio-shapes 4-ablation)
+# Without --resume every selected part starts afresh: all of it when both engines are rerun,
+# else the rerun engine's results only (the other's stay, as do their logs).
 if ((!resume)); then
-	for p in "${parts[@]}"; do rm -rf "${REF:?}/$p"; done
+	for i in 1 2 3 4; do
+		p=${parts[i - 1]}
+		if want "$i" sim && want "$i" threads; then
+			rm -rf "${REF:?}/$p"
+		else
+			for e in sim threads; do
+				if want "$i" "$e"; then rm -f "${REF:?}/$p"/raw*/*-"$e"-*.json; fi
+			done
+		fi
+	done
 	rm -f "$REF/README.md"
 fi
 mkdir -p "$REF"
+printf '{"parts": [%s], "engines": ["%s"]}\n' "$sel_parts" "${sel_engines//,/\", \"}" \
+	>"$REF/reproduced.json"
 
 quote() {
 	local out=() a
@@ -294,6 +350,17 @@ begin() {
 # of that sweep; each result file holds its own in provenance.command_line.
 set -e
 EOF
+	# A part with runs of both engines of which this invocation reran one.
+	local i=${1##*/} e
+	i=${i%%-*}
+	if [ "$i" = 1 ] || [ "$i" = 4 ]; then
+		for e in sim threads; do
+			if ! want "$i" "$e"; then
+				echo "# The $e-engine results here were kept from an earlier invocation" \
+					"(README.md says when); this one reran the others." >>"$1/commands.sh"
+			fi
+		done
+	fi
 	echo "reproduce: $2" >&2
 }
 
@@ -319,6 +386,7 @@ SWEEP=(scripts/sweep.py run)
 # ---------------------------------------------------------------------------------------------
 # 1. The imbalanced static partition (docs/sources.md): 100, 100, 200, 350 ms on 4 partitions.
 D=$REF/1-imbalanced
+if want 1 sim || want 1 threads; then
 begin "$D" "1. Imbalanced partitions: static partition against work stealing (utilization)"
 cat >"$D/grid.json" <<'EOF'
 {
@@ -333,23 +401,31 @@ cat >"$D/grid.json" <<'EOF'
   ]
 }
 EOF
-run "$D" "${SWEEP[@]}" "$D/grid.json" --out "$D/raw" --harness "$H"
+engines=()
+for e in threads sim; do if want 1 "$e"; then engines+=("$e"); fi; done
+run "$D" "${SWEEP[@]}" "$(grid_for "$D" "${engines[@]}")" --out "$D/raw" --harness "$H"
 run_to "$D" "$D/utilization.md" "$PY" scripts/tables.py --metric utilization "$D/raw"
 run_to "$D" "$D/utilization.tex" "$PY" scripts/tables.py --format latex --metric utilization "$D/raw"
 run_to "$D" "$D/makespan.md" scripts/reproduce.sh --table imbalanced "$D/raw"
-run "$D" "$PY" scripts/plot.py utilization -o "$D/utilization-threads-2w.png" \
-	--title "Imbalanced static partition on the threads engine, 2 workers (worker 0: 300 ms, worker 1: 450 ms of partitions)" \
-	"$D"/raw/*-threads-*.json
-run "$D" "$PY" scripts/plot.py utilization -o "$D/utilization-sim-4w.png" \
-	--title "Imbalanced static partition on the sim engine, 4 workers (100, 100, 200, 350 ms of partitions)" \
-	"$D"/raw/*-sim-*.json
+# (A figure only for an engine with results: --engines under a fresh --out makes one.)
+if compgen -G "$D/raw/*-threads-*.json" >/dev/null; then
+	run "$D" "$PY" scripts/plot.py utilization -o "$D/utilization-threads-2w.png" \
+		--title "Imbalanced static partition on the threads engine, 2 workers (worker 0: 300 ms, worker 1: 450 ms of partitions)" \
+		"$D"/raw/*-threads-*.json
+fi
+if compgen -G "$D/raw/*-sim-*.json" >/dev/null; then
+	run "$D" "$PY" scripts/plot.py utilization -o "$D/utilization-sim-4w.png" \
+		--title "Imbalanced static partition on the sim engine, 4 workers (100, 100, 200, 350 ms of partitions)" \
+		"$D"/raw/*-sim-*.json
+fi
+fi
 
 # ---------------------------------------------------------------------------------------------
 # 2. ZygOS: p99 / S against load, 16 simulated workers, S = 1 ms, 150,000 requests per point
 # (one long trial per point; plot.py draws per-trial bars only for several trials).
 D=$REF/2-zygos
-begin "$D" "2. ZygOS-style p99 / S against load, 16 simulated workers"
-for dist in 1 2; do
+if want 2 sim; then begin "$D" "2. ZygOS-style p99 / S against load, 16 simulated workers"; fi
+for dist in $(if want 2 sim; then echo 1 2; fi); do
 	name=$([ "$dist" = 1 ] && echo exponential || echo bimodal1)
 	cat >"$D/grid-$name.json" <<EOF
 {
@@ -394,6 +470,7 @@ done
 # ---------------------------------------------------------------------------------------------
 # 3. Tokio's scheduler benchmarks, every policy interleaved, threads engine, 2 workers.
 D=$REF/3-tokio-shapes
+if want 3 threads; then
 begin "$D" "3. Tokio-style benchmarks, every policy, threads engine, 2 workers"
 cat >"$D/grid.json" <<'EOF'
 {
@@ -415,18 +492,21 @@ run_to "$D" "$D/ns-per-task.md" "$PY" scripts/tables.py --metric ns-per-task "$D
 run_to "$D" "$D/ns-per-task.tex" "$PY" scripts/tables.py --format latex --metric ns-per-task "$D/raw"
 run_to "$D" "$D/throughput.md" "$PY" scripts/tables.py --metric throughput "$D/raw"
 run "$D" "$PY" scripts/plot.py throughput -o "$D/throughput.png" "$D/raw"
+fi
 
 # ---------------------------------------------------------------------------------------------
 # 4. Ablations: volt against volt with one mechanism changed (no LIFO slot, an unbounded one,
 # the interval fixed at 61, steals of one task, the sleeper-stack wake order), and against
 # tokio, tokio-1.28 and go; all of them interleaved in one process per workload and engine.
 D=$REF/4-ablation
+if want 4 sim || want 4 threads; then
 begin "$D" "4. Ablations: volt against single-mechanism variants, tokio, tokio-1.28 and go"
 mkdir -p "$D/raw"
 ABL=volt,volt:lifo_cap=0,volt:lifo_cap=1000000000,fixed-interval-61,steal-one,volt:wake=1
 ABL=$ABL,tokio,tokio-1.28,go
 for setup in "threads 2 7" "sim 16 6" "sim 64 6"; do
 	read -r eng nw trials <<<"$setup"
+	want 4 "$eng" || continue
 	for wl in fib:n=25 uts:preset=T3-small ping-pong yield-many open-loop:load=0.5 \
 		open-loop:load=0.8 open-loop:load=0.9; do
 		args=(--workload="${wl%%:*}")
@@ -440,31 +520,83 @@ for setup in "threads 2 7" "sim 16 6" "sim 64 6"; do
 done
 run_to "$D" "$D/ablation.md" scripts/reproduce.sh --table ablation "$D/raw"
 run "$D" scripts/reproduce.sh --table ablation-figure "$D/ablation.png" "$D/raw"
+fi
 
 # ---------------------------------------------------------------------------------------------
 # README.md: the machine, the time taken and every table.
 t_end=$(date +%s)
 secs=$((t_end - t_start))
+# The provenance of every part's results, per engine, from the result files themselves: when,
+# at which revision, and (threads) how loaded the machine was and what the noise accounting saw.
 prov() {
-	"$PY" - "$@" <<'EOF'
-import json, sys, glob
-f = sorted(glob.glob(sys.argv[1] + "/*.json"))[0]
-p = json.load(open(f))["provenance"]
-print("- revision %s, %s `%s` (%s), allocator %s" % (p["git_revision"], p["compiler"],
-      p["cflags"], p["build_type"], p["allocator"]))
-print("- %s, %d cores online, %s, host %s" % (p["cpu_model"], p["cores_online"], p["kernel"],
-      p["hostname"]))
+	"$PY" - "$REF" <<'EOF'
+import glob, json, os, sys
+ref = sys.argv[1]
+first = None
+rows = []
+for part in ("1-imbalanced", "2-zygos", "3-tokio-shapes", "4-ablation"):
+    by = {}
+    for f in sorted(glob.glob(os.path.join(ref, part, "raw*", "*.json"))):
+        try:
+            d = json.load(open(f))
+        except ValueError:
+            continue
+        if d.get("schema") != "harness-result":
+            continue
+        by.setdefault(d["config"]["engine"], []).append(d)
+    for eng in ("threads", "sim"):
+        ds = by.get(eng)
+        if not ds:
+            continue
+        p = [d["provenance"] for d in ds]
+        first = first or p[0]
+        days = sorted(set(x["timestamp_utc"][:10] for x in p))
+        revs = sorted(set(x["git_revision"][:7] for x in p))
+        extra = ""
+        if eng == "threads":
+            n = [d.get("noise") for d in ds]
+            if all(n):
+                trials = sum(len(d["trials"]) for d in ds)
+                flagged = sum(x["flagged"] for x in n)
+                c2c = [x["c2c_regime_ns"] for x in n if x["c2c_regime_ns"]]
+                extra = "%d of %d trials flagged; round trip %.0f..%.0f ns" % (
+                    flagged, trials, min(c["min"] for c in c2c), max(c["max"] for c in c2c))
+            else:
+                extra = "no noise record (made before the noise accounting)"
+            la = [x["load_average"][0] for x in p if x.get("load_average")]
+            if la:
+                extra += "; load average %.1f..%.1f" % (min(la), max(la))
+        rows.append("| %s | %s | %d | %s | %s | %s |" % (
+            part, eng, len(ds), " .. ".join([days[0], days[-1]] if len(days) > 1 else days),
+            ", ".join(revs), extra))
+print("| part | engine | result files | made (UTC) | revision | machine (threads) |")
+print("|---|---|---:|---|---|---|")
+print("\n".join(rows))
+if first:
+    print()
+    print("- %s `%s` (%s), allocator %s" % (first["compiler"], first["cflags"],
+          first["build_type"], first["allocator"]))
+    print("- %s, %d cores online, %s, host %s" % (first["cpu_model"], first["cores_online"],
+          first["kernel"], first["hostname"]))
 EOF
+}
+# section FILE: a table this reproduction made, or why there is none.
+section() {
+	if [ -f "$1" ]; then cat "$1"; else echo "(not made: this part was not run; see the table above)"; fi
 }
 c2c=$("$H" --probe-c2c 2>/dev/null | awk '{print $2}' || true)
 {
 	cat <<EOF
 # Reference results
 
-Made by \`scripts/reproduce.sh\` in $((secs / 60)) min $((secs % 60)) s on $(date -u +%Y-%m-%d):
+Made by \`scripts/reproduce.sh\`; its last invocation ($(date -u +%Y-%m-%d), $((secs / 60)) min $((secs % 60)) s) rebuilt
+parts ${sel_parts//,/, } for the ${sel_engines//,/ and } engine(s). Every part's results, per engine, as their
+own files record them:
 
-$(prov "$REF/1-imbalanced/raw")
-- core-to-core round trip at the end: ${c2c:-?} ns (threads-engine figures at 2 workers depend on it)
+$(prov)
+- core-to-core round trip at the end of the last invocation: ${c2c:-?} ns (threads-engine
+  figures at 2 workers depend on it)
+$(if [ -f "$REF/NOTES.md" ]; then printf '\n'; cat "$REF/NOTES.md"; fi)
 
 Each directory holds the grid, the raw results with the harness logs (\`raw*/\`, one JSON file
 per run and policy, \`docs/results.md\`), the tables, the figures, and \`commands.sh\` with the
@@ -482,9 +614,9 @@ partitions 0 and 2 share worker 0 (300 ms) and partitions 1 and 3 share worker 1
 static partition takes 450 ms against the ideal 375 ms, utilization 750 / (2 x 450) = 83.3%;
 the imbalance is smaller because two partitions per worker even it out.
 
-$(cat "$REF/1-imbalanced/utilization.md")
+$(section "$REF/1-imbalanced/utilization.md")
 
-$(cat "$REF/1-imbalanced/makespan.md")
+$(section "$REF/1-imbalanced/makespan.md")
 
 Figures: \`1-imbalanced/utilization-threads-2w.png\`, \`1-imbalanced/utilization-sim-4w.png\`.
 
@@ -506,11 +638,11 @@ partitioned worker serves to converge, so that point lies below the curve.
 
 Exponential service:
 
-$(cat "$REF/2-zygos/p99-exponential.md")
+$(section "$REF/2-zygos/p99-exponential.md")
 
 Bimodal-1 service (90% 0.5 S, 10% 5.5 S):
 
-$(cat "$REF/2-zygos/p99-bimodal1.md")
+$(section "$REF/2-zygos/p99-bimodal1.md")
 
 ## 3. Tokio-style benchmarks, threads engine, 2 workers
 
@@ -520,11 +652,11 @@ by the spawned tasks, chain links, yields or messages of the trial), median over
 its distribution-free 95% interval. Two workers on two shared virtual cores: the figures move
 with the core-to-core round trip (see the figure's footer), so compare rows within one run.
 
-$(cat "$REF/3-tokio-shapes/ns-per-op.md")
+$(section "$REF/3-tokio-shapes/ns-per-op.md")
 
 Per task as the harness counts them (\`tables.py --metric ns-per-task\`):
 
-$(cat "$REF/3-tokio-shapes/ns-per-task.md")
+$(section "$REF/3-tokio-shapes/ns-per-task.md")
 
 ## 4. Ablations: volt against single-mechanism variants
 
@@ -538,7 +670,7 @@ and 0.9; threads engine at 2 workers (7 trials), sim engine at 16 and 64 workers
 p99 latency of all trials' requests pooled) over volt's, with the ratio of the two medians'
 95% intervals (conservative); below 1 is faster than volt. Figure: \`4-ablation/ablation.png\`.
 
-$(cat "$REF/4-ablation/ablation.md")
+$(section "$REF/4-ablation/ablation.md")
 EOF
 } >"$REF/README.md.tmp"
 mv "$REF/README.md.tmp" "$REF/README.md"

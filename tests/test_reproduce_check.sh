@@ -6,9 +6,14 @@
 #
 # Two "reproductions" made of a sim result and a threads result each: the
 # same sim run twice is identical but for provenance (exit 0); a sim result
-# changed in one field is reported (exit 1); a threads median moved outside
-# both intervals is accepted when the noise accounting recorded a cause
-# (flagged trials), and reported without one (exit 1).
+# changed in one field is reported with the field (exit 1); a threads median
+# moved outside both intervals is reported without a recorded cause (exit 1)
+# and accepted with one, each named: flagged trials, different round-trip
+# regimes, a round trip that moved within a run, a busy machine (load
+# average), while a round trip that stayed within the ratio and a quiet
+# machine are no cause; a result with no noise record cannot be a cause. A
+# threads result missing from the new run fails, unless reproduced.json
+# says the new run reran only the sim engine.
 set -u
 harness=${1:?usage: test_reproduce_check.sh HARNESS}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,19 +47,68 @@ PY
 cp "$tmp/new/raw/fib-sim.json" "$tmp/sim.json"
 edit "$tmp/new/raw/fib-sim.json" 'd["counters_total"]["polls"] += 1'
 check && fail "a changed sim result passed"
-grep -q "sim result differs: raw/fib-sim.json" "$tmp/out" || fail "sim difference not named"
+grep -q "sim result differs: raw/fib-sim.json (in counters_total;" "$tmp/out" ||
+	fail "sim difference not named with its key"
 cp "$tmp/sim.json" "$tmp/new/raw/fib-sim.json"
 echo "ok: a changed sim result is named"
 
 move='m = d["median"]; m["makespan_ns"] *= 100; c = m["ci95"]["makespan_ns"]; c["lo"] *= 100; c["hi"] *= 100'
-edit "$tmp/new/raw/fib-threads.json" "$move; d['noise']['flagged'] = 0; [t['noise'].update(flagged=False) for t in d['trials']]; d['noise']['c2c_regime_ns'] = None"
-edit "$tmp/ref/raw/fib-threads.json" "d['noise']['flagged'] = 0; d['noise']['c2c_regime_ns'] = None"
+quiet="d['noise']['flagged'] = 0; d['noise']['c2c_regime_ns'] = {'min': 60.0, 'max': 70.0}; d['provenance']['load_average'] = [0.1, 0.1, 0.1]"
+edit "$tmp/new/raw/fib-threads.json" "$move; $quiet"
+edit "$tmp/ref/raw/fib-threads.json" "$quiet; d['noise']['c2c_regime_ns'] = {'min': 55.0, 'max': 75.0}"
 check && fail "a threads median outside both intervals with no cause passed"
 grep -q "no recorded cause" "$tmp/out" || fail "the missing cause is not said"
-echo "ok: a threads difference without a recorded cause fails"
+grep -q "(+9900.0%)" "$tmp/out" || fail "the relative difference is not given"
+echo "ok: a threads difference without a recorded cause fails (60..70 ns against 55..75 ns, load 0.1)"
+
+cp "$tmp/ref/raw/fib-threads.json" "$tmp/ref.json"
+edit "$tmp/ref/raw/fib-threads.json" "d['noise']['c2c_regime_ns'] = {'min': 300.0, 'max': 320.0}"
+check || fail "a threads difference in another round-trip regime: exit $?"
+grep -q "cause: different round-trip regimes (60..70 ns here, 300..320 ns there)" "$tmp/out" ||
+	fail "the regimes are not named"
+echo "ok: different round-trip regimes are a cause"
+edit "$tmp/ref/raw/fib-threads.json" "d['noise']['c2c_regime_ns'] = {'min': 50.0, 'max': 320.0}"
+check || fail "a round trip that moved within a run: exit $?"
+grep -q "the round trip moved there (50..320 ns)" "$tmp/out" || fail "the move is not named"
+echo "ok: a round trip that moved within a run is a cause"
+cp "$tmp/ref.json" "$tmp/ref/raw/fib-threads.json"
+edit "$tmp/ref/raw/fib-threads.json" "d['provenance']['load_average'] = [7.3, 6, 4]; d['provenance']['cores_online'] = 2"
+check || fail "a threads difference on a busy machine: exit $?"
+grep -q "cause: busy machine there (load average 7.3 on 2 CPUs)" "$tmp/out" ||
+	fail "the load is not named"
+echo "ok: a busy machine is a cause"
+edit "$tmp/ref/raw/fib-threads.json" "d['provenance']['load_average'] = [0.6, 0.6, 0.6]"
+check && fail "a load average under the threshold counted as a cause"
+cp "$tmp/ref.json" "$tmp/ref/raw/fib-threads.json"
+edit "$tmp/ref/raw/fib-threads.json" "del d['noise']; d['provenance']['c2c_round_trip_ns'] = 65.0"
+check && fail "a result without a noise record gave a cause"
+grep -q "no recorded cause (no noise record there" "$tmp/out" ||
+	fail "the missing noise record is not said"
+echo "ok: a result without a noise record names no cause, and says why"
+cp "$tmp/ref.json" "$tmp/ref/raw/fib-threads.json"
 
 edit "$tmp/new/raw/fib-threads.json" "d['noise']['flagged'] = 2"
 check || fail "a threads difference with flagged trials: exit $?"
 grep -q "here 2 of 3 trials flagged" "$tmp/out" || fail "the flagged trials are not named"
 grep -q "1 outside with a recorded cause, 0 without" "$tmp/out" || fail "counts"
 echo "ok: a threads difference is put down to its flagged trials"
+
+# A new run that reran the sim engine only.
+rm "$tmp/new/raw/fib-threads.json"
+check && fail "a threads result missing from the new run passed"
+grep -q "only under $tmp/ref: raw/fib-threads.json" "$tmp/out" || fail "the missing file is not named"
+echo '{"parts": [1, 2, 3, 4], "engines": ["sim"]}' >"$tmp/new/reproduced.json"
+check || fail "a sim-only reproduction: exit $?"
+grep -q "sim 1 identical.*0 on one side only; 1 not rerun" "$tmp/out" || fail "not-rerun count"
+echo "ok: a sim-only reproduction is compared on what it reran"
+
+# --parts and --engines refuse what they do not know before running anything.
+for bad in "--parts 5" "--parts 1,x" "--engines gpu"; do
+	# shellcheck disable=SC2086
+	(cd "$here" && scripts/reproduce.sh --out "$tmp/never" $bad) >"$tmp/out" 2>&1
+	status=$?
+	[ "$status" -eq 2 ] || fail "reproduce.sh $bad: exit $status, expected 2"
+	[ "$(grep -c '' "$tmp/out")" -eq 1 ] || fail "reproduce.sh $bad: not one line"
+	[ -e "$tmp/never" ] && fail "reproduce.sh $bad created its output directory"
+done
+echo "ok: bad --parts and --engines exit 2 with one line"
