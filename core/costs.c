@@ -12,9 +12,25 @@
 
 void sim_costs_default(struct sim_costs *c)
 {
+	memset(c, 0, sizeof *c);
 #define X(name, def, help) c->name = def;
 	SIM_COSTS(X)
+	SIM_MODEL_COSTS(X)
 #undef X
+}
+
+static int work_find(const struct sim_costs *c, const char *name)
+{
+	for (uint32_t i = 0; i < c->nwork; i++)
+		if (strcmp(c->works[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+void sim_costs_use_work(struct sim_costs *c, const char *name)
+{
+	int i = work_find(c, name);
+	c->work = i < 0 ? 0 : c->works[i].ns;
 }
 
 int sim_costs_set(struct sim_costs *c, const char *name, uint64_t ns)
@@ -25,7 +41,19 @@ int sim_costs_set(struct sim_costs *c, const char *name, uint64_t ns)
 		return 0;                                                    \
 	}
 	SIM_COSTS(X)
+	SIM_MODEL_COSTS(X)
 #undef X
+	if (strncmp(name, "work.", 5) == 0 && name[5] && strlen(name + 5) < SIM_WORK_NAME) {
+		int i = work_find(c, name + 5);
+		if (i < 0) {
+			if (c->nwork == SIM_WORK_MAX)
+				return -1;
+			i = (int)c->nwork++;
+			snprintf(c->works[i].name, SIM_WORK_NAME, "%s", name + 5);
+		}
+		c->works[i].ns = ns;
+		return 0;
+	}
 	return -1;
 }
 
@@ -37,7 +65,10 @@ void sim_costs_names(char *buf, size_t len)
 	if (off < len)                                                                   \
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", #n);
 	SIM_COSTS(X)
+	SIM_MODEL_COSTS(X)
 #undef X
+	if (off < len)
+		snprintf(buf + off, len - off, "%swork.WORKLOAD", off ? ", " : "");
 }
 
 int sim_cost_parse(const char *text, uint64_t *out)
@@ -65,6 +96,7 @@ static int cost_index(const char *name)
 		return i;                                                    \
 	i++;
 	SIM_COSTS(X)
+	SIM_MODEL_COSTS(X)
 #undef X
 	return -1;
 }
@@ -123,7 +155,8 @@ static int parse_line(char *line, char *name, size_t nlen, uint64_t *ns, char *e
 	if (!*p)
 		return 0;
 	end = p;
-	while ((*end >= 'a' && *end <= 'z') || *end == '_')
+	while ((*end >= 'a' && *end <= 'z') || (*end >= '0' && *end <= '9') || *end == '_' ||
+	       *end == '.' || *end == '-')
 		end++;
 	if (end == p || (size_t)(end - p) >= nlen) {
 		snprintf(err, len, "expected 'name = ns'");
@@ -160,12 +193,14 @@ static int parse_line(char *line, char *name, size_t nlen, uint64_t *ns, char *e
 int sim_costs_load(struct sim_costs *c, const char *path, char *err, size_t len)
 {
 	static char buf[SIM_COSTS_FILE_MAX + 1];
-	bool seen[64] = { false };
+	bool seen[64 + SIM_WORK_MAX] = { false };
 	char why[160], name[64];
 	size_t n;
 	int lineno = 0, costs = 0;
 
-	_Static_assert(sizeof(struct sim_costs) / sizeof(uint64_t) <= 64, "seen[] too small");
+#define X(n, def, help) +1
+	_Static_assert(0 SIM_COSTS(X) SIM_MODEL_COSTS(X) <= 64, "seen[] too small");
+#undef X
 	if (read_bounded(path, buf, &n, err, len))
 		return -1;
 	if (n == 0) {
@@ -197,6 +232,15 @@ int sim_costs_load(struct sim_costs *c, const char *path, char *err, size_t len)
 		}
 		if (rc > 0) {
 			int k = cost_index(name);
+			if (k < 0 && strncmp(name, "work.", 5) == 0) {
+				if (sim_costs_set(c, name, 0)) {
+					snprintf(err, len, "%s:%d: '%s': a bad or one too many "
+						 "work.WORKLOAD cost (at most %d)", path, lineno, name,
+						 SIM_WORK_MAX);
+					return -1;
+				}
+				k = 64 + work_find(c, name + 5);
+			}
 			if (k < 0) {
 				char names[512];
 				sim_costs_names(names, sizeof names);

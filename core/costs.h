@@ -12,8 +12,11 @@
 #ifndef HARNESS_CORE_COSTS_H
 #define HARNESS_CORE_COSTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "stats.h"
 
 #define SIM_COSTS(X)                                                                  \
 	X(poll, 20, "a task poll: dispatch and state transitions")                    \
@@ -31,14 +34,72 @@
 	X(idle_step, 100, "a tick that found nothing and did not park; also each yield of an idle round") \
 	X(io_delay, 0, "from an I/O event's due time to its delivery (0: on time)")
 
+/*
+ * The cache and migration model (docs/sim.md, "The cache and migration
+ * model"): a poll of a task whose data another worker touched last (it
+ * spawned the task, polled it or arrived at its join), or that nobody
+ * touched for `cold_after` ns, pays `cold_start`; a join arrival on a
+ * parent another worker touched last pays `line_transfer`. Off in the
+ * default table (both 0), so that runs with the defaults are what they
+ * were before the model; a calibration sets them. Kept apart from
+ * SIM_COSTS so that a result names them only when the model is on.
+ */
+#define SIM_MODEL_COSTS(X)                                                                \
+	X(cold_start, 0, "a poll of a task last touched on another worker or gone cold")  \
+	X(cold_after, 50000, "how long a task's lines stay warm where they were touched") \
+	X(line_transfer, 0, "a join arrival on a parent last touched on another worker")
+
+/* Per-poll work of a workload, `work.NAME = ns` (at most this many). */
+#define SIM_WORK_MAX 32
+#define SIM_WORK_NAME 32
+
 struct sim_costs {
 #define X(name, def, help) uint64_t name;
 	SIM_COSTS(X)
+	SIM_MODEL_COSTS(X)
 #undef X
+	/*
+	 * The work a poll of the running workload does outside the
+	 * scheduler, charged per poll (its work.NAME entry, resolved by
+	 * sim_costs_use_work; 0 if it has none). Spin-based workloads
+	 * declare theirs with rt_compute instead.
+	 */
+	uint64_t work;
+	uint32_t nwork;
+	struct {
+		char name[SIM_WORK_NAME];
+		uint64_t ns;
+	} works[SIM_WORK_MAX];
 };
 
+/*
+ * What a worker's counters cost at these costs, the global lock's holds
+ * and the model's charges apart: every mechanism the sim charges by its
+ * counter. Linear in the counters, so the cost of a step is the difference
+ * of this before and after it.
+ */
+static inline uint64_t sim_costs_mechanisms(const struct sim_costs *c,
+					    const struct worker_stats *st)
+{
+	return st->polls * c->poll + st->spawns * c->spawn + st->local_pushes * c->local_push +
+	       st->local_pops * c->local_pop + (st->lifo_polls + st->runnext_polls) * c->lifo +
+	       (st->global_tasks + st->overflow_tasks) * c->global_task +
+	       st->steal_attempts * c->steal_attempt + st->tasks_stolen * c->steal_task +
+	       st->notifies * c->notify + st->parks * c->park;
+}
+
+/* The work.NAME entry for workload `name` becomes the per-poll work. */
+void sim_costs_use_work(struct sim_costs *c, const char *name);
+/* Are any of the model's charges on (cold_start, line_transfer, work)? */
+static inline bool sim_costs_model_on(const struct sim_costs *c)
+{
+	return c->cold_start || c->line_transfer || c->work;
+}
+
 void sim_costs_default(struct sim_costs *c);
-/* Set cost `name` (without the "cost." prefix); -1 if there is no such cost. */
+/* Set cost `name` (without the "cost." prefix; work.NAME for a workload's
+ * work, whose NAME the caller checks); -1 if there is no such cost or the
+ * work table is full. */
 int sim_costs_set(struct sim_costs *c, const char *name, uint64_t ns);
 /* "a, b, c": the valid names, for error messages. */
 void sim_costs_names(char *buf, size_t len);

@@ -29,6 +29,7 @@
 #include "engine.h"
 #include "rng.h"
 #include "runtime.h"
+#include "touch.h"
 #include "policies/policy.h"
 
 enum { W_RUNNABLE, W_PARKED, W_EXITED };
@@ -42,6 +43,8 @@ struct sim_worker {
 	/* At the last charge: the counters' cost (a linear function of them,
 	 * so a step costs the difference), lock acquisitions and completions. */
 	uint64_t last_cost, last_locks, last_completions;
+	/* The policy's schedule_local, wrapped when the cache model is on. */
+	void (*sched_local)(struct worker *w, struct task *t, enum sched_kind kind);
 };
 
 /*
@@ -177,6 +180,27 @@ static uint64_t lock_cost(struct sim_engine *s, uint64_t clock, uint64_t n)
 }
 
 /*
+ * The cache and migration model and the workloads' work (core/touch.h,
+ * docs/sim.md): the cost of a worker's model counters and polls, linear
+ * like the mechanisms' (0 with the model off: every term is then 0).
+ */
+static inline uint64_t model_cost(const struct sim_costs *c, const struct worker_stats *st)
+{
+	return (st->cold_migrated + st->cold_aged) * c->cold_start +
+	       st->remote_joins * c->line_transfer + st->polls * c->work;
+}
+
+/* With the cache model on, every task a worker hands to its policy (a
+ * spawn, a join's or a wake's re-schedule, a re-poll) is touched there. */
+static void sim_sched_local(struct worker *w, struct task *t, enum sched_kind kind)
+{
+	struct sim_engine *s = (struct sim_engine *)w->rt->engine;
+	struct sim_worker *sw = &s->w[w->index];
+	t->touch = touch_word(w->index, sw->clock);
+	sw->sched_local(w, t, kind);
+}
+
+/*
  * Charge what the worker did since the last charge, from its counters. The
  * global lock is modeled at `start`, the clock when the step began: a step
  * takes it to find (or shed) work before the task it runs computes, so
@@ -191,12 +215,7 @@ static bool charge(struct sim_engine *s, uint32_t id, uint64_t start)
 	/* The cost is linear in the counters, so the step's cost is the
 	 * difference of the costs of its counters after and before (modulo
 	 * 2^64, exactly the sum of each delta times its cost). */
-	uint64_t total = now->polls * c->poll + now->spawns * c->spawn +
-			 now->local_pushes * c->local_push + now->local_pops * c->local_pop +
-			 (now->lifo_polls + now->runnext_polls) * c->lifo +
-			 (now->global_tasks + now->overflow_tasks) * c->global_task +
-			 now->steal_attempts * c->steal_attempt + now->tasks_stolen * c->steal_task +
-			 now->notifies * c->notify + now->parks * c->park;
+	uint64_t total = sim_costs_mechanisms(c, now) + model_cost(c, now);
 	uint64_t cost = total - sw->last_cost;
 	uint64_t locks = now->global_batches + now->overflows - sw->last_locks;
 	bool progressed = now->completions != sw->last_completions;
@@ -259,6 +278,12 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	s->steps = 0;
 	rng_seed(&s->rng, rt->cfg.seed ^ s->seed, 0x73696dull);
 	memset(s->w, 0, s->n * sizeof *s->w);
+	rt->touch_on = s->costs.cold_start || s->costs.line_transfer;
+	rt->touch_cold_after = s->costs.cold_after;
+	for (uint32_t i = 0; i < s->n && rt->touch_on; i++) {
+		s->w[i].sched_local = rt->policy->schedule_local;	/* as rt_create set it */
+		rt->workers[i].sched_local = sim_sched_local;
+	}
 	s->live = 0;
 	for (uint32_t k = 1; k < 2 * s->leaves; k++)
 		s->node[k] = (struct sim_node){ SIM_NO_EVENT, k >= s->leaves ? k - s->leaves : 0 };

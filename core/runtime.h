@@ -149,6 +149,10 @@ struct runtime {
 	void (*place)(struct runtime *rt, void *arg);
 	void *place_arg;
 	bool started;			/* workers have been started */
+	/* The sim's cache and migration model (core/touch.h): set by the sim
+	 * engine before the run when its costs turn it on. */
+	bool touch_on;
+	uint64_t touch_cold_after;	/* ns after which an untouched task is cold */
 	char violation[256];		/* sim --explore: the broken invariant, if any */
 	/* [nworkers] or NULL: what the OS did to each worker thread during
 	 * the run, filled by the threads engine as each worker exits. */

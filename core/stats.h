@@ -37,9 +37,21 @@
 	X(ticks, "scheduler ticks")                                          \
 	X(busy_ns, "ns inside ticks that polled at least one task")
 
+/*
+ * The simulation's cache and migration model (core/costs.h): what it
+ * charged, counted only by the sim with the model on, and written to a
+ * result only then (its "sim_model" counters), so that every other
+ * result keeps its form.
+ */
+#define SIM_MODEL_COUNTERS(X)                                                            \
+	X(cold_migrated, "polls of a task another worker touched last (cold_start)")     \
+	X(cold_aged, "polls of a task untouched for cold_after ns (cold_start)")          \
+	X(remote_joins, "join arrivals on a parent another worker touched last (line_transfer)")
+
 struct worker_stats {
 #define X(name, help) uint64_t name;
 	WORKER_COUNTERS(X)
+	SIM_MODEL_COUNTERS(X)
 #undef X
 };
 
@@ -47,6 +59,7 @@ static inline void worker_stats_add(struct worker_stats *dst, const struct worke
 {
 #define X(name, help) dst->name += src->name;
 	WORKER_COUNTERS(X)
+	SIM_MODEL_COUNTERS(X)
 #undef X
 }
 

@@ -109,7 +109,9 @@ struct task_vtable {
 
 struct task {
 	_Atomic uint32_t state;
-	uint32_t flags;			/* owner-defined, unused by core */
+	/* The simulation's cache model only (core/touch.h): the worker that
+	 * last touched the task's data and when; 0 while no worker has. */
+	uint32_t touch;
 	const struct task_vtable *vt;
 	uint64_t ready_ns;		/* when made runnable, if sampled; else 0 */
 	/* The task this one resumes when it completes (its parent in a
@@ -122,7 +124,7 @@ struct task {
 static inline void task_init(struct task *t, const struct task_vtable *vt)
 {
 	atomic_init(&t->state, TASK_SCHEDULED);
-	t->flags = 0;
+	t->touch = 0;
 	t->vt = vt;
 	t->ready_ns = 0;
 	t->cont = NULL;

@@ -6,6 +6,7 @@
  * and if nothing ran lets the policy run its sleep protocol. The step never
  * blocks: parking is the engine's business (STEP_PARK).
  */
+#include "touch.h"
 #include "worker_loop.h"
 
 #include "policies/policy.h"
@@ -138,6 +139,43 @@ enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
 	return worker_step_with(w, park_timeout_ns, p->find_work);
 }
 
+/*
+ * One poll with the sim's cache and migration model on (core/touch.h):
+ * count a cold start if another worker touched the task last or nobody
+ * did for touch_cold_after ns, and a remote join if the task completed
+ * (its completion is an arrival at task.cont's join) on a parent another
+ * worker touched last; stamp both as touched here. The engine charges the
+ * counters. Out of line: only the sim with the model on comes here.
+ */
+static __attribute__((noinline)) void run_task_touched(struct worker *w, struct task *t)
+{
+	struct runtime *rt = w->rt;
+	uint32_t me = w->index + 1, word = t->touch;
+	uint64_t now = rt_now(rt, w);
+	if (touch_who(word) && touch_who(word) != me)
+		w->st.cold_migrated++;
+	else if (touch_who(word) && touch_age(word, now) > rt->touch_cold_after)
+		w->st.cold_aged++;
+	t->touch = touch_word(w->index, now);
+	/* The parent's stamp before this poll's arrival (and the wake that
+	 * may come with it) restamps it. */
+	struct task *parent = t->cont;
+	uint32_t pword = parent ? parent->touch : 0;
+	uint64_t done = w->st.completions;
+	if (__builtin_expect(w->tracing, 0)) {
+		worker_run_task(w, t);	/* counts it itself */
+	} else {
+		w->st.polls++;
+		run_task(w, t);
+		publish_progress(w);
+	}
+	if (parent && w->st.completions != done) {
+		if (touch_who(pword) && touch_who(pword) != me)
+			w->st.remote_joins++;
+		parent->touch = touch_word(w->index, rt_now(rt, w));
+	}
+}
+
 enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
 {
 	const struct policy *p = w->rt->policy;
@@ -152,7 +190,9 @@ enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
 		if (t) {
 			/* The simulation engine charges each step by the
 			 * counters it moved: count the poll now. */
-			if (__builtin_expect(w->tracing, 0)) {
+			if (__builtin_expect(w->rt->touch_on, 0)) {
+				run_task_touched(w, t);
+			} else if (__builtin_expect(w->tracing, 0)) {
 				worker_run_task(w, t);	/* counts it itself */
 			} else {
 				w->st.polls++;

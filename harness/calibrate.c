@@ -48,6 +48,7 @@
  */
 #define _GNU_SOURCE
 #include "calibrate.h"
+#include "costcache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,6 +70,7 @@
 #include "core/ring.h"
 #include "core/runtime.h"
 #include "policies/policy.h"
+#include "workloads/workload.h"
 
 /* Operations per repetition of the single-thread loops. */
 #define RING_ROUNDS 64		/* x 256 pushes and pops */
@@ -801,29 +803,147 @@ out:
 	return rc;
 }
 
+/* ---- task data touched on another core: cold_start, line_transfer ---- */
+
+/* Task-sized blocks per round: the lines of a few hundred queued tasks. */
+#define COLD_BLOCKS 256
+
+struct cold_block {
+	CACHE_ALIGNED _Atomic uint64_t word;
+	uint64_t data[7];
+};
+
+struct cold_bench {
+	CACHE_ALIGNED _Atomic uint32_t go;	/* measurer -> writer: round number */
+	CACHE_ALIGNED _Atomic uint32_t done;	/* writer -> measurer: round number */
+	struct cold_block *b;
+	uint32_t rounds;
+	int cpu;
+	bool pinned;
+};
+
+/* The chain the touches follow: block (k * 97) mod COLD_BLOCKS, then the
+ * next k's (97 is prime to COLD_BLOCKS: every block, in a scattered order
+ * that no prefetcher streams). */
+static uint32_t cold_next(uint32_t i)
+{
+	for (uint32_t k = 0; k < COLD_BLOCKS; k++)
+		if ((k * 97u) % COLD_BLOCKS == i)
+			return ((k + 1) * 97u) % COLD_BLOCKS;
+	return 0;
+}
+
+/* The writer: every round, write each block whole (as a worker that
+ * spawns or polls a task writes its lines), data[0] the next block of the
+ * chain. */
+static void *cold_writer_main(void *arg)
+{
+	struct cold_bench *cb = arg;
+	cb->pinned = cb->cpu < 0 || pin(cb->cpu) == 0;
+	for (uint32_t r = 1; r <= cb->rounds; r++) {
+		uint32_t spins = 0;
+		/* Acquire pairs with the measurer's release: its touches of
+		 * the blocks come before these writes. */
+		while (atomic_load_explicit(&cb->go, memory_order_acquire) != r)
+			relax(&spins);
+		for (uint32_t i = 0; i < COLD_BLOCKS; i++) {
+			atomic_store_explicit(&cb->b[i].word, r, memory_order_relaxed);
+			cb->b[i].data[0] = cold_next(i);
+			for (int k = 1; k < 7; k++)
+				cb->b[i].data[k] = r + (uint64_t)k;
+		}
+		/* Release: the writes above before the measurer's touches. */
+		atomic_store_explicit(&cb->done, r, memory_order_release);
+	}
+	return NULL;
+}
+
+/* Touch every block along the chain, each address depending on what the
+ * last touch read (a worker finds its next task through the last one it
+ * touched), so the misses do not overlap: a task poll's read and write of
+ * its block, or a join's RMW. */
+static uint64_t cold_touch(struct cold_block *b, bool rmw)
+{
+	uint64_t sum = 0, i = 0;
+	for (uint32_t k = 0; k < COLD_BLOCKS; k++) {
+		struct cold_block *x = &b[i];
+		uint64_t v = rmw ? atomic_fetch_add_explicit(&x->word, 1, memory_order_relaxed)
+				 : atomic_load_explicit(&x->word, memory_order_relaxed);
+		if (!rmw)
+			x->data[1] = v;
+		sum += v;
+		i = (x->data[0] + (v >> 63)) % COLD_BLOCKS;	/* v >> 63 is 0: a dependency */
+	}
+	return sum;
+}
+
+static int bench_cold(struct cal *c, struct calibrate_ns *ns, int cpu_writer, int cpu_me)
+{
+	uint32_t n = c->reps * EVENTS_PER_REP;
+	struct cold_bench *cb = aligned_alloc(CACHE_LINE, sizeof *cb);
+	struct cold_block *b = aligned_alloc(CACHE_LINE, COLD_BLOCKS * sizeof *b);
+	double *cold = calloc(n, sizeof *cold), *xfer = calloc(n, sizeof *xfer);
+	int rc = 0;
+	if (!cb || !b || !cold || !xfer) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memset(cb, 0, sizeof *cb);
+	memset(b, 0, COLD_BLOCKS * sizeof *b);
+	atomic_init(&cb->go, 0);
+	atomic_init(&cb->done, 0);
+	cb->b = b;
+	cb->rounds = 2 * n;
+	cb->cpu = cpu_writer;
+
+	cpu_set_t old;
+	pthread_getaffinity_np(pthread_self(), sizeof old, &old);
+	bool pinned = cpu_me < 0 || pin(cpu_me) == 0;
+	pthread_t writer;
+	rc = -pthread_create(&writer, NULL, cold_writer_main, cb);
+	if (rc) {
+		pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+		goto out;
+	}
+	volatile uint64_t sink = 0;
+	for (uint32_t r = 1; r <= 2 * n; r++) {
+		bool rmw = r > n;
+		uint32_t spins = 0;
+		/* Release: our touches of the last round before its writes. */
+		atomic_store_explicit(&cb->go, r, memory_order_release);
+		while (atomic_load_explicit(&cb->done, memory_order_acquire) != r)
+			relax(&spins);
+		uint64_t t0 = now_fenced(c);
+		sink += cold_touch(b, rmw);	/* lines last written by the writer */
+		uint64_t t1 = now_fenced(c);
+		sink += cold_touch(b, rmw);	/* the same lines, now here */
+		uint64_t t2 = now_fenced(c);
+		double d = ((double)(t1 - t0) - (double)(t2 - t1)) / COLD_BLOCKS;
+		(rmw ? xfer : cold)[(r - 1) % n] = d;
+	}
+	(void)sink;
+	pthread_join(writer, NULL);
+	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	c->pinned = c->pinned && pinned && cb->pinned;
+	ns->cold_start = median(cold, n);
+	ns->line_transfer = median(xfer, n);
+	ns->cold_after = 0;
+	say(c, "task blocks written on another CPU: cold start %.1f ns, line transfer (an RMW) "
+	    "%.1f ns per block", ns->cold_start, ns->line_transfer);
+out:
+	free(cb);
+	free(b);
+	free(cold);
+	free(xfer);
+	return rc;
+}
+
 /* ---- where and when ---- */
 
 static void describe_machine(struct calibration *cal)
 {
 	cal->when = (int64_t)time(NULL);
-	if (gethostname(cal->host, sizeof cal->host) != 0)
-		snprintf(cal->host, sizeof cal->host, "unknown");
-	cal->host[sizeof cal->host - 1] = '\0';
-	snprintf(cal->cpu, sizeof cal->cpu, "unknown");
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (f) {
-		char line[512];
-		while (fgets(line, sizeof line, f)) {
-			const char *colon = strchr(line, ':');
-			if (strncmp(line, "model name", 10) != 0 || !colon)
-				continue;
-			colon++;
-			colon += strspn(colon, " \t");
-			snprintf(cal->cpu, sizeof cal->cpu, "%.*s", (int)strcspn(colon, "\n"), colon);
-			break;
-		}
-		fclose(f);
-	}
+	costcache_machine(cal->host, sizeof cal->host, cal->cpu, sizeof cal->cpu);
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	cal->cpus = n > 0 ? (uint32_t)n : 1;
 }
@@ -848,6 +968,8 @@ static int one_pass(struct cal *c, struct calibrate_ns *ns, int cpu_a, int cpu_b
 		rc = bench_steal(c, ns, cpu_a, cpu_b);
 	if (rc == 0)
 		rc = bench_park(c, ns, cpu_a, cpu_b);
+	if (rc == 0)
+		rc = bench_cold(c, ns, cpu_a, cpu_b);
 	return rc;
 }
 
@@ -915,7 +1037,13 @@ int calibrate_costs(struct calibration *cal, uint32_t passes, uint32_t reps, FIL
 		cal->hi.name = v[cal->passes - 1];                                           \
 		cal->costs.name = whole_ns(cal->ns.name);
 		SIM_COSTS(X)
+		SIM_MODEL_COSTS(X)
 #undef X
+		/* A threshold of the model, not a measured cost: the default. */
+		struct sim_costs d;
+		sim_costs_default(&d);
+		cal->costs.cold_after = d.cold_after;
+		cal->ns.cold_after = cal->lo.cold_after = cal->hi.cold_after = (double)d.cold_after;
 		/* Not a mechanism of this machine but a what-if of the model
 		 * (late I/O delivery): calibrated runs deliver on time. */
 		cal->ns.io_delay = cal->lo.io_delay = cal->hi.io_delay = 0;
@@ -941,9 +1069,17 @@ void calibrate_print(const struct calibration *cal, FILE *f)
 			help);                                                               \
 	} while (0);
 	SIM_COSTS(X)
+	SIM_MODEL_COSTS(X)
 #undef X
 	fprintf(f, "(ns; measured: median over %u passes, each the median of %u repetitions; "
 		   "file: what the cost file holds, at least 1)\n", cal->passes, cal->reps);
+	for (uint32_t i = 0; i < cal->nwork; i++) {
+		const struct calibrate_work *cw = &cal->work[i];
+		fprintf(f, "%s%-20s %6.1f ns per poll (1-worker run %.1f, mechanisms %.1f; "
+			   "sequential %.1f ns per task; %s)\n", i ? "" : "\n", cw->workload,
+			cw->ns, cw->run_ns_per_poll, cw->mech_ns_per_poll, cw->seq_ns_per_task,
+			cw->params ? cw->params : "default parameters");
+	}
 }
 
 int calibrate_file_open(struct calibrate_file *cf, const char *path, char *err, size_t len)
@@ -1000,7 +1136,21 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 		(unsigned long long)cal->costs.name, help, (unsigned long long)(def),        \
 		cal->ns.name, cal->lo.name, cal->hi.name);
 	SIM_COSTS(X)
+	SIM_MODEL_COSTS(X)
 #undef X
+	if (cal->nwork)
+		fprintf(f, "# each workload's work per poll outside the scheduler: its 1-worker volt "
+			   "run's makespan\n# per poll less the mechanisms' costs above (with the "
+			   "parameters named)\n");
+	for (uint32_t i = 0; i < cal->nwork; i++) {
+		const struct calibrate_work *cw = &cal->work[i];
+		char name[64];
+		snprintf(name, sizeof name, "work.%s", cw->workload);
+		fprintf(f, "%-18s = %-6llu # %s; run %.1f, mechanisms %.1f ns per poll; "
+			   "sequential %.1f ns per task\n", name,
+			(unsigned long long)whole_ns(cw->ns), cw->params ? cw->params : "defaults",
+			cw->run_ns_per_poll, cw->mech_ns_per_poll, cw->seq_ns_per_task);
+	}
 }
 
 int calibrate_file_commit(struct calibrate_file *cf, const struct calibration *cal, char *err,
@@ -1032,4 +1182,153 @@ int calibrate_write(const char *path, const struct calibration *cal, char *err, 
 	if (calibrate_file_open(&cf, path, err, len))
 		return -1;
 	return calibrate_file_commit(&cf, cal, err, len);
+}
+
+/* ---- the workloads' own work ---- */
+
+static const struct {
+	const char *workload, *params;
+} work_table[CALIBRATE_WORKLOADS] = {
+	{ "fib", "n=30" },	{ "nqueens", "n=12" },	 { "uts", "preset=T3-small" },
+	{ "sort", NULL },	{ "spawn-many", NULL },	 { "chained-spawn", NULL },
+	{ "yield-many", NULL }, { "ping-pong", NULL },
+};
+
+static void work_start(struct runtime *rt, void *arg)
+{
+	const struct workload *wl = arg;
+	wl->start(rt->user, rt);
+}
+
+static void work_place(struct runtime *rt, void *arg)
+{
+	const struct workload *wl = arg;
+	wl->place(rt->user, rt);
+}
+
+/* The parameters: the defaults, `params` (one name=value) and the
+ * workload's resolve. */
+static int work_params(const struct workload *wl, const char *params, double *pv)
+{
+	char err[256];
+	bool given[64] = { false };
+	knob_defaults(wl->params, wl->nparams, pv);
+	if (params) {
+		const char *eq = strchr(params, '=');
+		char name[64];
+		snprintf(name, sizeof name, "%.*s", (int)(eq - params), params);
+		int k = knob_find(wl->params, wl->nparams, name);
+		CHECK(k >= 0);
+		CHECK(knob_parse_named(&wl->params[k], knob_names(wl->param_names, &wl->params[k]),
+				       eq + 1, &pv[k], err, sizeof err) == 0);
+		given[k] = true;
+	}
+	return wl->resolve ? wl->resolve(pv, given, err, sizeof err) : 0;
+}
+
+/* One 1-worker threads run under volt: makespan and counters. */
+static int work_run(const struct workload *wl, const double *pv, uint64_t *ns,
+		    struct worker_stats *st)
+{
+	const struct policy *p = policy_find("volt");
+	double kv[64];
+	char err[256];
+	CHECK(p && p->nknobs <= 64);
+	knob_defaults(p->knobs, p->nknobs, kv);
+	struct rt_config cfg = { .workers = 1, .seed = 1, .sample_period = 0, .hist_digits = 2,
+				 .watchdog_ns = 0 };
+	struct engine *e = engine_threads_create(1);
+	struct runtime *rt;
+	if (!e)
+		return -ENOMEM;
+	int rc = rt_create(&rt, &cfg, p, kv, e, err, sizeof err);
+	if (rc) {
+		e->ops->destroy(e);
+		return rc;
+	}
+	rt->user = wl->create(pv, 1, 1);
+	if (!rt->user) {
+		rt_destroy(rt);
+		e->ops->destroy(e);
+		return -ENOMEM;
+	}
+	if (wl->place) {
+		rt->place = work_place;
+		rt->place_arg = (void *)wl;
+	}
+	rc = e->ops->run(e, rt, work_start, (void *)wl);
+	if (rc == 0 && wl->verify(rt->user, err, sizeof err) != 0)
+		rc = -EPROTO;
+	*ns = rt->end_ns - rt->start_ns;
+	rt_total_stats(rt, st);
+	wl->destroy(rt->user);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+	return rc;
+}
+
+int calibrate_workloads(struct calibration *cal, uint32_t reps, FILE *log)
+{
+	struct cal c = { .log = log };
+	double *seq = calloc(reps ? reps : 1, sizeof *seq), *run = calloc(reps ? reps : 1, sizeof *run);
+	double *mech = calloc(reps ? reps : 1, sizeof *mech);
+	int rc = seq && run && mech ? 0 : -ENOMEM;
+	reps = reps ? reps : 1;
+	c.e = rc ? NULL : engine_threads_create(1);
+	if (!rc && !c.e)
+		rc = -ENOMEM;
+	cal->nwork = 0;
+	for (uint32_t i = 0; i < CALIBRATE_WORKLOADS && rc == 0; i++) {
+		struct calibrate_work *cw = &cal->work[cal->nwork];
+		const struct workload *wl = workload_find(work_table[i].workload);
+		double pv[64];
+		CHECK(wl && wl->nparams <= 64);
+		memset(cw, 0, sizeof *cw);
+		cw->workload = work_table[i].workload;
+		cw->params = work_table[i].params;
+		if (work_params(wl, cw->params, pv) != 0)
+			continue;
+		for (uint32_t r = 0; r < reps && rc == 0; r++) {
+			void *inst = wl->create(pv, 1, 1);
+			if (!inst) {
+				rc = -ENOMEM;
+				break;
+			}
+			uint64_t t0 = now(&c);
+			wl->run_sequential(inst);
+			uint64_t t1 = now(&c);
+			uint64_t tasks = wl->tasks(inst);
+			seq[r] = tasks ? (double)(t1 - t0) / (double)tasks : 0;
+			wl->destroy(inst);
+
+			uint64_t ns;
+			struct worker_stats st;
+			rc = work_run(wl, pv, &ns, &st);
+			if (rc)
+				break;
+			double polls = st.polls ? (double)st.polls : 1;
+			uint64_t locks = st.global_batches + st.overflows;
+			run[r] = (double)ns / polls;
+			mech[r] = ((double)sim_costs_mechanisms(&cal->costs, &st) +
+				   (double)locks * (double)cal->costs.global_lock) / polls;
+			cw->polls = st.polls;
+		}
+		if (rc)
+			break;
+		cw->seq_ns_per_task = median(seq, reps);
+		cw->run_ns_per_poll = median(run, reps);
+		cw->mech_ns_per_poll = median(mech, reps);
+		cw->ns = fmax(cw->run_ns_per_poll - cw->mech_ns_per_poll, 0);
+		say(&c, "work.%s (%s): %.1f ns per poll (1-worker run %.1f ns per poll, mechanisms "
+		    "%.1f; sequential %.1f ns per task)", cw->workload,
+		    cw->params ? cw->params : "defaults", cw->ns, cw->run_ns_per_poll,
+		    cw->mech_ns_per_poll, cw->seq_ns_per_task);
+		cal->nwork++;
+	}
+	if (c.e)
+		c.e->ops->destroy(c.e);
+	free(seq);
+	free(run);
+	free(mech);
+	return rc;
 }

@@ -24,12 +24,32 @@
 /* What `harness --calibrate` takes: a few seconds in all. */
 #define CALIBRATE_PASSES 5
 #define CALIBRATE_REPS 15
+#define CALIBRATE_WORK_REPS 3	/* runs of each workload (calibrate_workloads) */
 
 /* One figure per cost, in ns. */
 struct calibrate_ns {
 #define X(name, def, help) double name;
 	SIM_COSTS(X)
+	SIM_MODEL_COSTS(X)
 #undef X
+};
+
+/*
+ * A workload's own work per poll (core/costs.h, work.NAME), measured with
+ * the parameters the validation table runs: the sequential baseline's time
+ * per task, and a 1-worker threads run under volt whose makespan, less
+ * what its counters cost at the measured mechanism costs, is divided by
+ * its polls (the figure the sim charges).
+ */
+#define CALIBRATE_WORKLOADS 8
+struct calibrate_work {
+	const char *workload;
+	const char *params;		/* "name=value" or NULL: the defaults */
+	double seq_ns_per_task;		/* the sequential baseline */
+	double run_ns_per_poll;		/* the 1-worker run's makespan per poll */
+	double mech_ns_per_poll;	/* ... of which the mechanisms' costs */
+	double ns;			/* per poll: run - mechanisms, at least 0 */
+	uint64_t polls;
 };
 
 struct calibration {
@@ -43,7 +63,16 @@ struct calibration {
 	int64_t when;			/* Unix time of the measurement */
 	char host[64];
 	char cpu[128];
+	uint32_t nwork;
+	struct calibrate_work work[CALIBRATE_WORKLOADS];
 };
+
+/*
+ * Measure the workloads' work (calibrate_work above) against the costs in
+ * cal->costs (measured first); `reps` runs of each, the median. 0 or
+ * -errno.
+ */
+int calibrate_workloads(struct calibration *cal, uint32_t reps, FILE *log);
 
 /*
  * Measure every cost; progress to `log` (NULL: none). Every figure is

@@ -15,10 +15,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/knob.h"
 #include "policies/policy.h"
+#include "harness/costcache.h"
 #include "harness/noise.h"
 #include "workloads/workload.h"
 
@@ -103,7 +106,8 @@ static const struct opt opts[] = {
 	{ "explore-seed", OPT_EXPLORE_SEED, true, false, "S",
 	  "sim: one exploring run with tie-break seed S (reproduces an --explore finding)" },
 	{ "costs", OPT_COSTS, true, false, "PATH",
-	  "sim: load mechanism costs (NAME = ns lines) before --set cost.NAME=ns" },
+	  "sim: load mechanism costs (NAME = ns lines) before --set cost.NAME=ns; auto: this "
+	  "machine's calibration from --calibrate auto (error if there is none)" },
 	{ "watchdog", OPT_WATCHDOG, true, false, "SEC",
 	  "stop a run in which no task completes for SEC seconds, report its state, exit 3; "
 	  "0 = off (default 30)" },
@@ -134,7 +138,8 @@ static const struct opt opts[] = {
 	{ "probe-c2c", OPT_PROBE_C2C, false, false, NULL,
 	  "print the core-to-core round trip (CPU 0 <-> 1) and exit" },
 	{ "calibrate", OPT_CALIBRATE, true, false, "PATH",
-	  "measure the sim costs on this machine, write them to PATH (for --costs) and exit" },
+	  "measure the sim costs and the workloads' work on this machine, write them to PATH "
+	  "(for --costs) and exit; auto: this machine's cache entry (for --costs auto)" },
 	{ "quiet", OPT_QUIET, false, false, NULL,
 	  "print only errors and stall reports: no progress, no summary" },
 	{ "check", OPT_CHECK, false, false, NULL,
@@ -654,8 +659,27 @@ static const char *set_target(const char *name, const struct policy *p)
 static int apply_cost_sets(struct cli *c, char *err, size_t len)
 {
 	sim_costs_default(&c->costs);
-	if (c->costs_path && sim_costs_load(&c->costs, c->costs_path, err, len))
-		return -EINVAL;
+	if (c->costs_path && strcmp(c->costs_path, "auto") == 0) {
+		char why[512];
+		if (costcache_path(c->costs_file, sizeof c->costs_file, false, why, sizeof why))
+			return fail(err, len, "--costs auto: %s", why);
+		if (access(c->costs_file, F_OK) != 0) {
+			char host[64], cpu[128];
+			costcache_machine(host, sizeof host, cpu, sizeof cpu);
+			return fail(err, len, "--costs auto: no calibration of this machine (host %s, "
+				    "CPU %s) at %s; make one with harness --calibrate auto", host,
+				    cpu, c->costs_file);
+		}
+	} else if (c->costs_path) {
+		snprintf(c->costs_file, sizeof c->costs_file, "%s", c->costs_path);
+	}
+	if (c->costs_path) {
+		struct stat st;
+		if (sim_costs_load(&c->costs, c->costs_file, err, len))
+			return -EINVAL;
+		c->costs_age_s = stat(c->costs_file, &st) == 0 ?
+					 difftime(time(NULL), st.st_mtime) : 0;
+	}
 	for (size_t i = 0; i < c->nsets; i++) {
 		if (strncmp(c->sets[i].name, "cost.", 5) != 0)
 			continue;
@@ -671,6 +695,15 @@ static int apply_cost_sets(struct cli *c, char *err, size_t len)
 				    names);
 		}
 	}
+	/* A work.NAME cost is a workload's: NAME must be one. */
+	for (uint32_t i = 0; i < c->costs.nwork; i++)
+		if (!workload_find(c->costs.works[i].name)) {
+			char valid[512];
+			valid_workloads(valid, sizeof valid);
+			return fail(err, len, "cost work.%s: no workload %s (valid: %s)",
+				    c->costs.works[i].name, c->costs.works[i].name, valid);
+		}
+	sim_costs_use_work(&c->costs, c->wl->name);
 	return 0;
 }
 

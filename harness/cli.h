@@ -110,7 +110,9 @@ struct cli {
 	uint64_t explore_seed;	/* --explore-seed S: one seed */
 	bool explore_seed_given;
 	struct sim_costs costs;	/* defaults, --costs, --set cost.NAME */
-	const char *costs_path;
+	const char *costs_path;	/* as given ("auto": this machine's cached calibration) */
+	char costs_file[4096];	/* the file --costs read, resolved */
+	double costs_age_s;	/* its age when read (its modification time) */
 	const char *json_path;	/* NULL: the default name under the results dir */
 	const char *hdr_path;	/* --hdr: percentile distribution, or NULL */
 	const char *trace_path;	/* --trace: Chrome trace events, or NULL */

@@ -46,6 +46,8 @@ struct run_config {
 	uint32_t trace_events;		/* per worker */
 	uint64_t explore_seed;		/* sim: perturbs tie-breaking; 0 = none */
 	const struct sim_costs *costs;	/* sim only */
+	const char *costs_file;		/* sim: the cost file read (--costs), or NULL */
+	double costs_age_s;		/* ... its age when read */
 	const int32_t *cpus;		/* threads: [workers] CPU per worker (-1 none), or NULL */
 	enum noise_mode noise_mode;	/* --noise: what a trial flagged noisy does */
 };

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "core/c2c.h"
 #include "calibrate.h"
+#include "costcache.h"
 #include "build_info.h"
 #include "git_rev.h"
 #include "driver.h"
@@ -329,6 +330,8 @@ static struct run_config make_config(const struct cli *c, const struct cli_polic
 		.sim = c->sim,
 		.quiet = c->quiet,
 		.costs = &c->costs,
+		.costs_file = c->costs_path ? c->costs_file : NULL,
+		.costs_age_s = c->costs_age_s,
 		.trace_path = c->trace_path,
 		.trace_events = c->trace_events,
 		.cpus = c->pinned ? c->cpus : NULL,
@@ -472,9 +475,18 @@ static int run_explore(const struct cli *c)
 static int run_calibrate(const char *path, bool quiet)
 {
 	static struct outfile of;
+	static char cache[PATH_MAX];
 	struct calibration cal;
 	char err[2 * PATH_MAX + 128];
 
+	/* auto: this machine's cache entry, which --costs auto reads. */
+	if (strcmp(path, "auto") == 0) {
+		if (costcache_path(cache, sizeof cache, true, err, sizeof err)) {
+			print_error(err);
+			return EXIT_BAD_INPUT;
+		}
+		path = cache;
+	}
 	if (outfile_open(&of, "cost file", path, err, sizeof err)) {
 		print_error(err);
 		return EXIT_BAD_INPUT;
@@ -482,6 +494,8 @@ static int run_calibrate(const char *path, bool quiet)
 	if (quiet)
 		mute_stdout();
 	int rc = calibrate_costs(&cal, CALIBRATE_PASSES, CALIBRATE_REPS, quiet ? NULL : stderr);
+	if (rc == 0)
+		rc = calibrate_workloads(&cal, CALIBRATE_WORK_REPS, quiet ? NULL : stderr);
 	if (rc) {
 		outfile_abort(&of);
 		snprintf(err, sizeof err, "calibration failed: %s", strerror(-rc));

@@ -492,6 +492,20 @@ static json_t *config_json(const struct run_config *cfg, const struct run_result
 		SIM_COSTS(X)
 #undef X
 		rc |= put(o, "sim_costs_ns", costs);
+		/* The cache and migration model and the workload's work, only
+		 * when on: results with the model off keep their form. */
+		if (sim_costs_model_on(cfg->costs)) {
+			json_t *m = json_object();
+#define X(name, def, help) rc |= put(m, #name, json_integer((json_int_t)cfg->costs->name));
+			SIM_MODEL_COSTS(X)
+#undef X
+			rc |= put(m, "work", json_integer((json_int_t)cfg->costs->work));
+			rc |= put(o, "sim_model_ns", m);
+		}
+		if (cfg->costs_file)
+			rc |= put(o, "sim_costs_file",
+				  json_pack("{s:s, s:f}", "path", cfg->costs_file, "age_s",
+					    cfg->costs_age_s));
 	}
 	rc |= put(o, "workers", jint(cfg->workers));
 	rc |= put(o, "seed", jseed(cfg->seed));
@@ -536,6 +550,29 @@ static json_t *counters_json(const struct worker_stats *s)
 
 	for (size_t i = 0; i < NCOUNTERS && rc == 0; i++)
 		rc = put(o, counters[i].name, jint(counter_get(s, &counters[i])));
+	return done(o, rc);
+}
+
+/* What the sim's model charged, over every trial: its counters and the ns
+ * they stand for (core/stats.h, core/costs.h). */
+static json_t *sim_model_json(const struct run_config *cfg, const struct worker_stats *s)
+{
+	const struct sim_costs *c = cfg->costs;
+	json_t *o = json_object(), *n = json_object(), *ns = json_object();
+	int rc = o && n && ns ? 0 : -ENOMEM;
+	if (rc) {
+		json_decref(n);
+		json_decref(ns);
+		return done(o, rc);
+	}
+#define X(name, help) rc |= put(n, #name, jint(s->name));
+	SIM_MODEL_COUNTERS(X)
+#undef X
+	rc |= put(ns, "cold_start", jint((s->cold_migrated + s->cold_aged) * c->cold_start));
+	rc |= put(ns, "line_transfer", jint(s->remote_joins * c->line_transfer));
+	rc |= put(ns, "work", jint(s->polls * c->work));
+	rc |= put(o, "counters_total", n);
+	rc |= put(o, "charged_ns", ns);
 	return done(o, rc);
 }
 
@@ -941,6 +978,8 @@ json_t *report_json(const struct run_config *cfg, const struct run_result *res,
 	rc |= put(doc, "median", median_json(res));
 	rc |= put(doc, "noise", noise_json(cfg, res));
 	rc |= put(doc, "counters_total", counters_json(&res->total));
+	if (cfg->sim && sim_costs_model_on(cfg->costs))
+		rc |= put(doc, "sim_model", sim_model_json(cfg, &res->total));
 	rc |= put(doc, "per_worker_counters", per_worker_json(res));
 	rc |= put(doc, "histograms", hists);
 	rc |= put(doc, "provenance", provenance_json(pv));

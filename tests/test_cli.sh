@@ -174,6 +174,48 @@ done
 grep -q 'volt-broken' "$tmp/out" && fail "--policy=all ran the test-only volt-broken"
 pass "--policy=all"
 
+# --costs auto: this machine's calibration in the cache, or a clear error naming where it looked.
+export XDG_CACHE_HOME="$tmp/cache"
+expect_bad "--costs auto without a calibration" "no calibration of this machine" \
+	--policy=volt --workload=fib --engine=sim --costs auto
+"$harness" --policy=volt --workload=fib --engine=sim --costs auto --json "$tmp/x.json" \
+	>"$tmp/out" 2>"$tmp/err.auto"
+entry=$(sed -n 's/.* at \(.*\); make one with.*/\1/p' "$tmp/err.auto")
+case "$entry" in
+"$XDG_CACHE_HOME"/harness/costs-*.txt) pass "--costs auto looks for $entry" ;;
+*) fail "--costs auto: no cache entry under XDG_CACHE_HOME named in: $(cat "$tmp/err.auto")" ;;
+esac
+mkdir -p "$(dirname "$entry")"
+printf 'poll = 5\ncold_start = 40\nline_transfer = 30\nwork.fib = 11\nwork.sort = 900\n' >"$entry"
+"$harness" --policy=volt --workload=fib --param n=12 --engine=sim --workers 2 --trials 1 \
+	--warmup 0 --costs auto --json "$tmp/auto.json" >"$tmp/out" 2>"$tmp/err" ||
+	fail "--costs auto with a calibration: exit status $?"
+/usr/bin/python3 - "$tmp/auto.json" "$entry" <<'PY' >"$tmp/out" 2>&1 ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["config"]
+assert c["sim_costs_file"]["path"] == sys.argv[2], c["sim_costs_file"]
+assert 0 <= c["sim_costs_file"]["age_s"] < 3600, c["sim_costs_file"]
+assert c["sim_costs_ns"]["poll"] == 5
+# fib's work, not sort's: the entry of the workload run.
+assert c["sim_model_ns"] == {"cold_start": 40, "cold_after": 50000, "line_transfer": 30,
+                             "work": 11}, c["sim_model_ns"]
+m = d["sim_model"]
+assert m["charged_ns"]["work"] == 11 * d["counters_total"]["polls"], m
+assert m["charged_ns"]["cold_start"] == 40 * (m["counters_total"]["cold_migrated"] +
+                                              m["counters_total"]["cold_aged"]), m
+assert m["charged_ns"]["line_transfer"] == 30 * m["counters_total"]["remote_joins"], m
+PY
+	fail "--costs auto result: $(cat "$tmp/out")"
+"$json_check" "$tmp/auto.json" >"$tmp/out" 2>&1 || fail "json_check rejects $tmp/auto.json"
+pass "--costs auto reads this machine's entry and records its path, age and the model's charges"
+printf 'work.nosuch = 3\n' >"$tmp/badwork"
+expect_bad "a work cost of no workload" "no workload nosuch" --policy=volt --workload=fib \
+	--engine=sim --costs "$tmp/badwork"
+expect_bad "--set cost.work of no workload" "no workload nosuch" --policy=volt --workload=fib \
+	--engine=sim --set cost.work.nosuch=3
+unset XDG_CACHE_HOME
+
 # SIGTERM mid-run removes the temporary result file and leaves no result.
 mkdir "$tmp/sig"
 "$harness" --policy=volt --workload=fib --param n=30 --workers 2 --trials 1000 --warmup 0 \

@@ -1,0 +1,242 @@
+/*
+ * test_sim_model.c - the sim's cache and migration model (core/touch.h,
+ * docs/sim.md): each charge appears exactly when its cause does.
+ *
+ * A small fork of its own: a root injected from outside spawns K children
+ * and either completes (fan-out) or awaits their join (fork-join); each
+ * child notes the worker that polls it, computes D, D + 7 us or D + 14 us
+ * and (fork-join)
+ * arrives at the root's join. The test keeps its own book of who touched
+ * what last, from what the tasks saw, and checks the sim's counters
+ * against it:
+ *
+ *   - a child polled by the worker that spawned it pays no cold start, a
+ *     stolen one does (cold_migrated is the number of children polled
+ *     elsewhere than their spawner);
+ *   - a join arrival on a root last touched by another worker (its poll,
+ *     or the previous arrival) is a remote join, a local one is not;
+ *   - on one worker a task queued for longer than cold_after is a cold
+ *     (aged) start, and each charge adds exactly its cost to the makespan.
+ */
+#include "core/costs.h"
+#include "run_util.h"
+
+#define MAXK 64
+
+struct mt;
+
+struct mt_task {
+	struct task task;
+	struct mt *m;
+	uint32_t spawner;		/* children: the worker that spawned it */
+	uint32_t poller;		/* ... and the one that polled it */
+};
+
+struct mt {
+	uint32_t k;
+	uint64_t compute_ns;
+	bool join;
+	struct mt_task root;
+	struct mt_task child[MAXK];
+	uint32_t done;
+	/* In the order the sim ran them: the root's polls and the arrivals. */
+	uint32_t root_poller[2];
+	uint32_t root_polls;
+	uint32_t arrival[MAXK];
+	uint32_t narrivals;
+};
+
+static const struct task_vtable mt_child_vt, mt_root_vt;
+
+static enum task_poll mt_child_poll(struct task *t, struct worker *w)
+{
+	struct mt_task *c = (struct mt_task *)t;
+	struct mt *m = c->m;
+	c->poller = w->index;
+	/* Uneven children: the two workers' arrivals do not alternate in
+	 * lock step. */
+	rt_compute(w, m->compute_ns + (uint64_t)(c - m->child) % 3 * 7000);
+	if (m->join) {
+		m->arrival[m->narrivals++] = w->index;
+		rt_join_arrive(w->rt, w, &m->root.task);
+	} else if (++m->done == m->k) {
+		rt_finish(w->rt, w);
+	}
+	return TASK_DONE;
+}
+
+static enum task_poll mt_root_poll(struct task *t, struct worker *w)
+{
+	struct mt *m = ((struct mt_task *)t)->m;
+	m->root_poller[m->root_polls++] = w->index;
+	if (m->root_polls == 2) {
+		rt_finish(w->rt, w);
+		return TASK_DONE;
+	}
+	for (uint32_t i = 0; i < m->k; i++) {
+		struct mt_task *c = &m->child[i];
+		task_init(&c->task, &mt_child_vt);
+		c->task.cont = m->join ? &m->root.task : NULL;
+		c->m = m;
+		c->spawner = w->index;
+		rt_spawn(w, &c->task);
+	}
+	return m->join ? TASK_JOIN(m->k) : TASK_DONE;
+}
+
+static const struct task_vtable mt_child_vt = { .name = "mt-child", .poll = mt_child_poll };
+static const struct task_vtable mt_root_vt = { .name = "mt-root", .poll = mt_root_poll };
+
+static void mt_start(struct runtime *rt, void *arg)
+{
+	struct mt *m = arg;
+	task_init(&m->root.task, &mt_root_vt);
+	m->root.m = m;
+	rt_spawn_remote(rt, &m->root.task);
+}
+
+struct model_out {
+	uint64_t makespan;
+	struct worker_stats tot;
+};
+
+static void mt_run(const char *policy, uint32_t workers, uint64_t seed, const struct sim_costs *c,
+		   struct mt *m, struct model_out *o)
+{
+	const struct policy *p = policy_find(policy);
+	ASSERT(p);
+	double kv[64];
+	apply_settings(p->knobs, p->nknobs, kv, NULL);
+	struct rt_config cfg = { .workers = workers, .seed = seed, .sample_period = 0,
+				 .hist_digits = 2, .watchdog_ns = 10000000000ull };
+	char err[256];
+	struct engine *e = engine_sim_create(workers, c, 0);
+	ASSERT(e);
+	struct runtime *rt;
+	if (rt_create(&rt, &cfg, p, kv, e, err, sizeof err) != 0)
+		TEST_FAIL("rt_create: %s", err);
+	m->done = m->root_polls = m->narrivals = 0;
+	ASSERT_EQ(e->ops->run(e, rt, mt_start, m), 0);
+	o->makespan = rt->end_ns - rt->start_ns;
+	rt_total_stats(rt, &o->tot);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+static void model_costs(struct sim_costs *c, uint64_t cold, uint64_t xfer, uint64_t after)
+{
+	sim_costs_default(c);
+	c->cold_start = cold;
+	c->line_transfer = xfer;
+	c->cold_after = after;
+}
+
+/* Children polled elsewhere than where they were spawned, by the book. */
+static uint32_t migrated(const struct mt *m)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->k; i++)
+		n += m->child[i].poller != m->child[i].spawner;
+	return n;
+}
+
+/*
+ * Fan-out on 2 workers under policies that steal: the thief's children
+ * are the cold starts, and only they. (Nothing waits long enough to age:
+ * cold_after is far above the run.)
+ */
+static void stolen_pays_cold_start(void)
+{
+	static const char *const policies[] = { "volt", "tokio", "go", "rayon",
+						"blumofe-leiserson" };
+	struct sim_costs c;
+	model_costs(&c, 300, 0, SIM_COST_MAX_NS);
+	uint32_t stolen_seen = 0;
+	for (size_t p = 0; p < sizeof policies / sizeof policies[0]; p++) {
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			static struct mt m = { .k = 32, .compute_ns = 20000 };
+			struct model_out o;
+			mt_run(policies[p], 2, seed, &c, &m, &o);
+			uint32_t n = migrated(&m);
+			ASSERT_U64_EQ(o.tot.cold_migrated, n);
+			ASSERT_U64_EQ(o.tot.cold_aged, 0);
+			ASSERT_U64_EQ(o.tot.remote_joins, 0);
+			/* Every migration here is a steal (children never pass
+			 * through the global queue: 32 fit every ring). */
+			ASSERT(o.tot.tasks_stolen >= n);
+			stolen_seen += n;
+		}
+	}
+	/* The test means something only if some children were stolen. */
+	ASSERT(stolen_seen > 0);
+	fprintf(stderr, "    %u stolen children paid the cold start\n", stolen_seen);
+}
+
+/* Fork-join on 2 workers: remote joins by the book (the root's last
+ * toucher is its poller, then each arrival's worker), and the root's
+ * second poll is a cold start if it runs elsewhere than the last arrival. */
+static void remote_join_pays_transfer(void)
+{
+	struct sim_costs c;
+	model_costs(&c, 300, 200, SIM_COST_MAX_NS);
+	uint32_t remote_seen = 0, local_seen = 0;
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		static struct mt m = { .k = 16, .compute_ns = 20000, .join = true };
+		struct model_out o;
+		mt_run("volt", 2, seed, &c, &m, &o);
+		ASSERT_EQ(m.narrivals, m.k);
+		ASSERT_EQ(m.root_polls, 2);
+		uint32_t last = m.root_poller[0], remote = 0;
+		for (uint32_t i = 0; i < m.narrivals; i++) {
+			remote += m.arrival[i] != last;
+			last = m.arrival[i];
+		}
+		ASSERT_U64_EQ(o.tot.remote_joins, remote);
+		ASSERT_U64_EQ(o.tot.cold_migrated, migrated(&m) + (m.root_poller[1] != last));
+		remote_seen += remote;
+		local_seen += m.k - remote;
+	}
+	ASSERT(remote_seen > 0 && local_seen > 0);
+	fprintf(stderr, "    %u remote and %u local join arrivals\n", remote_seen, local_seen);
+}
+
+/*
+ * One worker, nothing migrates: children queued longer than cold_after are
+ * aged cold starts, the others are not, and each charge adds exactly its
+ * cost to the makespan (one worker: the same schedule whatever the costs).
+ */
+static void charges_add_exactly(void)
+{
+	static struct mt m = { .k = 10, .compute_ns = 10000, .join = true };
+	struct sim_costs off, cold, both;
+	struct model_out a, b, d;
+	/* The model off: no charge. */
+	model_costs(&off, 0, 0, 35000);
+	model_costs(&cold, 700, 0, 35000);
+	model_costs(&both, 700, 0, 35000);
+	both.work = 50;
+	mt_run("volt", 1, 1, &off, &m, &a);
+	mt_run("volt", 1, 1, &cold, &m, &b);
+	mt_run("volt", 1, 1, &both, &m, &d);
+	ASSERT_U64_EQ(b.tot.cold_migrated, 0);
+	ASSERT_U64_EQ(b.tot.remote_joins, 0);
+	/* Children wait in the ring behind those run before them (10 us of
+	 * compute each): some wait longer than 35 us, and so does the root. */
+	ASSERT(b.tot.cold_aged > 0 && b.tot.cold_aged < m.k);
+	ASSERT_U64_EQ(b.makespan, a.makespan + 700 * b.tot.cold_aged);
+	/* The run ends inside the last poll (rt_finish), before its charge. */
+	ASSERT_U64_EQ(d.makespan, b.makespan + 50 * (d.tot.polls - 1));
+	/* With a threshold above the run, nothing ages. */
+	model_costs(&cold, 700, 0, SIM_COST_MAX_NS);
+	mt_run("volt", 1, 1, &cold, &m, &b);
+	ASSERT_U64_EQ(b.tot.cold_aged, 0);
+	ASSERT_U64_EQ(b.makespan, a.makespan);
+}
+
+int main(void)
+{
+	RUN(stolen_pays_cold_start);
+	RUN(remote_join_pays_transfer);
+	RUN(charges_add_exactly);
+	return 0;
+}
