@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -181,6 +182,41 @@ static void mute_stdout(void)
 	}
 }
 
+/*
+ * HARNESS_TEST_RESULTS=DIR, which the test suite sets (tests/with_results.sh):
+ * every result document is also written to DIR/result-<pid>-<n>.json, so
+ * that the suite validates each result it makes, wherever the test sent it
+ * (a file, stdout, a sweep's directory), against docs/result.schema.json.
+ * Written under a temporary name and renamed: a reader sees whole files.
+ */
+static int copy_for_tests(json_t *doc, char *err, size_t len)
+{
+	static unsigned n;
+	const char *dir = getenv("HARNESS_TEST_RESULTS");
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+
+	if (!dir || !*dir)
+		return 0;
+	if (snprintf(path, sizeof path, "%s/result-%ld-%u.json", dir, (long)getpid(), n++) >=
+	    (int)sizeof path) {
+		snprintf(err, len, "HARNESS_TEST_RESULTS: path too long");
+		return -1;
+	}
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	int rc = f ? report_write(f, doc) : -errno;
+	if (f && fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc) {
+		unlink(tmp);
+		snprintf(err, len, "HARNESS_TEST_RESULTS: cannot write %.900s: %s", path,
+			 strerror(-rc));
+	}
+	return rc;
+}
+
 static int finish_json(const struct run_config *cfg, const struct run_result *res,
 		       const struct provenance *pv, struct outfile *o, char *err, size_t len)
 {
@@ -193,8 +229,8 @@ static int finish_json(const struct run_config *cfg, const struct run_result *re
 		return -1;
 	}
 	rc = report_write(outfile_stream(o), doc);
-	json_decref(doc);
 	if (rc) {
+		json_decref(doc);
 		outfile_abort(o);
 		snprintf(err, len, "cannot write %.900s: %s", o->path, strerror(-rc));
 		return rc;
@@ -202,6 +238,9 @@ static int finish_json(const struct run_config *cfg, const struct run_result *re
 	rc = outfile_commit(o, err, len);
 	if (rc == 0)
 		printf("\nresult: %s\n", outfile_name(o));
+	if (rc == 0)
+		rc = copy_for_tests(doc, err, len);
+	json_decref(doc);
 	return rc;
 }
 

@@ -19,9 +19,9 @@
 find_program(BASH_EXECUTABLE bash REQUIRED)
 
 foreach(part plots-a plots-b tables report report-shot)
-  add_test(NAME scripts_${part}
-           COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_scripts.sh
-                   $<TARGET_FILE:harness> ${part})
+  add_result_test(scripts_${part}
+                  ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_scripts.sh
+                  $<TARGET_FILE:harness> ${part})
   set_tests_properties(scripts_${part} PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT}
                        SKIP_RETURN_CODE 77)
 endforeach()
@@ -29,7 +29,7 @@ endforeach()
 # test_reproduce_check.sh: scripts/reproduce.sh --check on two small
 # reproductions: identical sim results pass, a changed one is named, a
 # threads median outside both intervals passes only with a recorded cause.
-add_test(NAME scripts_reproduce_check
-         COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_reproduce_check.sh
-                 $<TARGET_FILE:harness>)
+add_result_test(scripts_reproduce_check
+                ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_reproduce_check.sh
+                $<TARGET_FILE:harness>)
 set_tests_properties(scripts_reproduce_check PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})

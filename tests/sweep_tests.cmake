@@ -13,8 +13,8 @@
 find_program(BASH_EXECUTABLE bash REQUIRED)
 
 foreach(part grid control)
-  add_test(NAME sweep_${part}
-           COMMAND ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_sweep.sh
-                   $<TARGET_FILE:harness> ${part})
+  add_result_test(sweep_${part}
+                  ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_sweep.sh
+                  $<TARGET_FILE:harness> ${part})
   set_tests_properties(sweep_${part} PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
 endforeach()
