@@ -9,6 +9,10 @@
 #                    yield-many, ping-pong) for every policy, threads engine, 2 workers
 #   4-ablation/      volt against volt with one mechanism changed, tokio, tokio-1.28 and go:
 #                    makespan (open-loop: p99) relative to volt, threads at 2 workers, sim at 16, 64
+#   5-sim-vs-threads/  the sim, calibrated on this machine just before, against the threads
+#                    engine: every policy x fork-join, shape and open-loop workloads x 1 and 2
+#                    workers (docs/sim.md, "Validation"); under 10 minutes on its own
+#                    (--parts 5); REPRODUCE_SMALL=1 checks its pipeline at small sizes
 #
 # Each directory holds its grid (grid.json), the raw results and harness logs (raw*/, written
 # by scripts/sweep.py), the tables (*.md, *.tex), the figures (*.png) and commands.sh: every
@@ -25,7 +29,7 @@
 #   -j N          simulated runs at once (default: online CPUs); threads-engine runs always
 #                 run one at a time
 #   --out DIR     write everything under DIR instead of results/reference/
-#   --parts LIST  rebuild only these parts, e.g. 1,2 (default 1,2,3,4)
+#   --parts LIST  rebuild only these parts, e.g. 1,2 (default 1,2,3,4,5)
 #   --engines LIST  rerun only the runs of these engines, sim and/or threads (default both):
 #                 the other engine's results of a part are kept as they are (none are made
 #                 under a fresh --out), its tables and figures redrawn from both. --engines sim
@@ -41,7 +45,8 @@
 #                 --parts or --engines is compared on what it reran (DIR/reproduced.json).
 #
 #   scripts/reproduce.sh --table KIND DIR...   print one of the tables below (Markdown) from
-#                                              result directories: imbalanced, p99-load, ops
+#                                              result directories: imbalanced, p99-load, ops,
+#                                              sim-vs-threads
 #
 # About 12 minutes on a 2-core machine, most of it the threads-engine runs of parts 1 and 4.
 set -euo pipefail
@@ -244,8 +249,144 @@ elif kind in ("ablation", "ablation-figure"):
         axes[0][-1].legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(out, dpi=110)
+elif kind == "sim-vs-threads":
+    # Each policy x workload x workers: the threads engine's median makespan with its 95%
+    # interval against the calibrated sim's; open-loop: the p50 and p99 latencies. A cell
+    # misses when sim/threads is off by more than the tolerance; each miss is listed with
+    # what the results themselves say about it.
+    import re
+    TOL = {"central-queue": 0.35, "static-partition": 0.35}
+    tol = lambda p: TOL.get(p, 0.20)
+    cal_c2c = None
+    for d in dirs:
+        f = os.path.join(os.path.dirname(os.path.abspath(d)), "costs.txt")
+        if os.path.exists(f):
+            m = re.search(r"round trip .*?: ([0-9.]+) ns before, ([0-9.]+) ns after", open(f).read())
+            if m:
+                cal_c2c = (float(m.group(1)), float(m.group(2)))
+    col = lambda r: ("open-loop load %g" % float(r.params["load"]) if r.workload == "open-loop"
+                     else r.workload)
+    cells = {}
+    for r in results:
+        cells.setdefault((col(r), r.workers, r.policy), {})[r.engine] = r
+    keys = sorted(cells, key=lambda k: (k[0].startswith("open-loop"), k[0], k[1], rank(k[2])))
+    per = lambda r, c: r.counter(c) / max(1, len(r.trials))
+    ms = lambda r: hl.median([t["makespan_ns"] for t in r.trials])
+
+    def causes(key, t, s):
+        out = []
+        n = t.doc.get("noise") or {}
+        if n.get("flagged"):
+            out.append("%d of %d threads trials flagged noisy" % (n["flagged"], len(t.trials)))
+        reg = n.get("c2c_regime_ns")
+        if reg and cal_c2c and (max(reg["max"], max(cal_c2c)) > 1.5 * min(reg["min"], min(cal_c2c))):
+            out.append("round trip %.0f..%.0f ns in the threads runs, %.0f/%.0f ns at the "
+                       "calibration" % (reg["min"], reg["max"], cal_c2c[0], cal_c2c[1]))
+        st, ss = per(t, "steals"), per(s, "steals")
+        if max(st, ss) >= 10 and max(st, ss) > 2 * max(1, min(st, ss)):
+            out.append("steals per trial %s threads, %s sim" % (sig(st), sig(ss)))
+        pt, ps = per(t, "parks"), per(s, "parks")
+        if max(pt, ps) >= 5 and max(pt, ps) > 2 * max(1, min(pt, ps)):
+            out.append("parks per trial %s threads, %s sim (each a futex round trip: park "
+                       "and wake latency)" % (sig(pt), sig(ps)))
+        one = cells.get((key[0], 1, key[2]), {})
+        if key[1] == 2 and "threads" in one and "sim" in one and not key[0].startswith("open"):
+            r1 = ms(one["sim"]) / ms(one["threads"])
+            if abs(r1 - 1) <= tol(key[2]):
+                out.append("1 worker agrees (%.2f): the gap is in what two workers share" % r1)
+            else:
+                out.append("1 worker misses too (%.2f): this policy's own costs per poll "
+                           "differ from those of the calibration's volt run" % r1)
+        if not out:
+            out.append("no cause in the results: a limit of the model (docs/sim.md)")
+        return "; ".join(out)
+
+    misses, total, within = [], 0, 0
+    by_policy = {}
+
+    def count(policy, ok):
+        global total, within
+        total += 1
+        within += bool(ok)
+        b = by_policy.setdefault(policy, [0, 0])
+        b[0] += bool(ok)
+        b[1] += 1
+
+    print("### Makespan")
+    print()
+    print("| workload | workers | policy | threads ms [95% CI] | sim ms | sim / threads [interval] "
+          "| tolerance | steals / trial threads, sim | global tasks / trial threads, sim "
+          "| parks / trial threads, sim |")
+    print("|---|---:|---|---:|---:|---:|---|---:|---:|---:|")
+    for key in keys:
+        e = cells[key]
+        if key[0].startswith("open-loop") or "threads" not in e or "sim" not in e:
+            continue
+        t, s = e["threads"], e["sim"]
+        mt, msim = ms(t), ms(s)
+        ci = hl.median_ci95([x["makespan_ns"] for x in t.trials])
+        ratio = msim / mt
+        iv = " [%.2f, %.2f]" % (msim / ci[1], msim / ci[0]) if ci and ci[0] and ci[1] else ""
+        ok = abs(ratio - 1) <= tol(key[2])
+        count(key[2], ok)
+        if not ok:
+            misses.append((key, "makespan", ratio, causes(key, t, s)))
+        print("| %s | %d | %s | %s%s | %s | %.2f%s | %s %d%% | %s, %s | %s, %s | %s, %s |" % (
+            key[0], key[1], key[2], sig(mt / 1e6), ci_text(ci and ci[:2], 1e-6), sig(msim / 1e6),
+            ratio, iv, "within" if ok else "**miss**", round(100 * tol(key[2])),
+            sig(per(t, "steals")), sig(per(s, "steals")), sig(per(t, "global_tasks")),
+            sig(per(s, "global_tasks")), sig(per(t, "parks")), sig(per(s, "parks"))))
+    print()
+    print("### Open-loop latency (intended arrival to completion)")
+    print()
+    print("| load | workers | policy | p50 threads [95% CI] | p50 sim | p50 sim / threads "
+          "| p99 threads [95% CI] | p99 sim | p99 sim / threads | tolerance | parks / trial "
+          "threads, sim |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|")
+    for key in keys:
+        e = cells[key]
+        if not key[0].startswith("open-loop") or "threads" not in e or "sim" not in e:
+            continue
+        t, s = e["threads"], e["sim"]
+        row, ok = [], True
+        for q in (0.5, 0.99):
+            a, b = t.percentile(q), s.percentile(q)
+            ci = t.percentile_ci95(q)
+            r = b / a if a else float("nan")
+            ok = ok and bool(a) and abs(r - 1) <= tol(key[2])
+            row.append("%s%s | %s | %.2f" % (hl.fmt_ns(a), " [%s, %s]" % (
+                hl.fmt_ns(ci[0]), hl.fmt_ns(ci[1])) if ci else "", hl.fmt_ns(b), r))
+        count(key[2], ok)
+        if not ok:
+            misses.append((key, "p99", s.percentile(0.99) / max(1, t.percentile(0.99)),
+                           causes(key, t, s)))
+        print("| %s | %d | %s | %s | %s %d%% | %s, %s |" % (
+            key[0].split()[-1], key[1], key[2], " | ".join(row),
+            "within" if ok else "**miss**", round(100 * tol(key[2])),
+            sig(per(t, "parks")), sig(per(s, "parks"))))
+    print()
+    print("### Summary")
+    print()
+    print("%d of %d cells within tolerance (20%%; 35%% for central-queue and static-partition; "
+          "open-loop: p50 and p99 both)%s." % (within, total,
+          "; the calibration's round trip %.0f ns before, %.0f ns after" % cal_c2c
+          if cal_c2c else ""))
+    print()
+    print("| policy | cells within |")
+    print("|---|---:|")
+    for p in sorted(by_policy, key=rank):
+        print("| %s | %d of %d |" % (p, by_policy[p][0], by_policy[p][1]))
+    print()
+    print("### Cells outside the tolerance")
+    print()
+    if not misses:
+        print("None.")
+    for key, what, ratio, why in misses:
+        print("- %s, %d worker%s, %s: %s sim / threads %.2f. %s." % (
+            key[0], key[1], "s" if key[1] > 1 else "", key[2], what, ratio, why))
 else:
-    sys.exit("reproduce: unknown table '%s' (imbalanced, p99-load, ops, ablation)" % kind)
+    sys.exit("reproduce: unknown table '%s' (imbalanced, p99-load, ops, ablation, "
+             "sim-vs-threads)" % kind)
 EOF
 }
 
@@ -264,7 +405,7 @@ if [ "${1:-}" = "--check" ]; then
 fi
 
 build=build setup=1 resume=0 jobs=$(nproc) REF=results/reference
-sel_parts=1,2,3,4 sel_engines=sim,threads
+sel_parts=1,2,3,4,5 sel_engines=sim,threads
 while (($#)); do
 	case $1 in
 	--out) REF=${2:?reproduce: --out needs a directory}; shift 2 ;;
@@ -279,7 +420,7 @@ while (($#)); do
 done
 
 for p in ${sel_parts//,/ }; do
-	[[ $p =~ ^[1-4]$ ]] || { echo "reproduce: --parts: no part '$p' (1, 2, 3, 4)" >&2; exit 2; }
+	[[ $p =~ ^[1-5]$ ]] || { echo "reproduce: --parts: no part '$p' (1, 2, 3, 4, 5)" >&2; exit 2; }
 done
 for e in ${sel_engines//,/ }; do
 	[[ $e = sim || $e = threads ]] ||
@@ -313,11 +454,11 @@ if ((setup)); then
 fi
 H=$build/harness
 [ -x "$H" ] || { echo "reproduce: $H is not built (drop --no-setup)" >&2; exit 1; }
-parts=(1-imbalanced 2-zygos 3-tokio-shapes 4-ablation)
+parts=(1-imbalanced 2-zygos 3-tokio-shapes 4-ablation 5-sim-vs-threads)
 # Without --resume every selected part starts afresh: all of it when both engines are rerun,
 # else the rerun engine's results only (the other's stay, as do their logs).
 if ((!resume)); then
-	for i in 1 2 3 4; do
+	for i in 1 2 3 4 5; do
 		p=${parts[i - 1]}
 		if want "$i" sim && want "$i" threads; then
 			rm -rf "${REF:?}/$p"
@@ -353,7 +494,7 @@ EOF
 	# A part with runs of both engines of which this invocation reran one.
 	local i=${1##*/} e
 	i=${i%%-*}
-	if [ "$i" = 1 ] || [ "$i" = 4 ]; then
+	if [ "$i" = 1 ] || [ "$i" = 4 ] || [ "$i" = 5 ]; then
 		for e in sim threads; do
 			if ! want "$i" "$e"; then
 				echo "# The $e-engine results here were kept from an earlier invocation" \
@@ -523,6 +664,54 @@ run "$D" scripts/reproduce.sh --table ablation-figure "$D/ablation.png" "$D/raw"
 fi
 
 # ---------------------------------------------------------------------------------------------
+# 5. The sim against the threads engine (docs/sim.md, "Validation"): a calibration of this
+# machine first, then every policy (--policy=all, interleaved) x the fork-join and shape
+# workloads and open-loop at loads 0.5 and 0.8 x 1 and 2 workers, threads and the sim with
+# that calibration. REPRODUCE_SMALL=1 runs every step at small sizes (a check of the pipeline,
+# not a validation).
+D=$REF/5-sim-vs-threads
+if want 5 sim || want 5 threads; then
+begin "$D" "5. The calibrated sim against the threads engine, every policy, 1 and 2 workers"
+mkdir -p "$D/raw"
+if [ "${REPRODUCE_SMALL:-0}" = 1 ]; then
+	VAL=(fib:n=20 nqueens:n=8 uts:preset=small-d4 sort:n=100000 spawn-many:n=2000
+	     chained-spawn:n=500 yield-many:yields=100 ping-pong:pairs=200
+	     open-loop:load=0.5:requests=1000 open-loop:load=0.8:requests=1000)
+	vt=3
+else
+	VAL=(fib:n=30 nqueens:n=12 uts:preset=T3-small sort spawn-many chained-spawn yield-many
+	     ping-pong open-loop:load=0.5:requests=2000 open-loop:load=0.8:requests=2000)
+	vt=5
+fi
+# The calibration belongs to the threads runs beside it: made again whenever they are (the
+# sim runs alone reuse it, so that they stay comparable with the threads results kept).
+if want 5 threads || [ ! -f "$D/costs.txt" ]; then
+	run "$D" "$H" --calibrate "$D/costs.txt" --quiet
+fi
+for nw in 1 2; do
+	for wl in "${VAL[@]}"; do
+		args=(--workload="${wl%%:*}")
+		rest=${wl#*:}
+		[ "$wl" = "$rest" ] && rest=
+		for pv in ${rest//:/ }; do args+=(--param "$pv"); done
+		name=${wl%%:requests=*}
+		name=${name//[:=]/-}
+		if want 5 threads; then
+			run "$D" "$H" --policy=all "${args[@]}" --workers "$nw" --trials "$vt" --warmup 1 \
+				--no-baseline --quiet --json "$D/raw/$name-threads-${nw}w.json"
+		fi
+		# The sim is deterministic for a seed: one trial is its figure.
+		if want 5 sim; then
+			run "$D" "$H" --policy=all "${args[@]}" --workers "$nw" --engine sim \
+				--costs "$D/costs.txt" --trials 1 --warmup 0 --no-baseline --quiet \
+				--json "$D/raw/$name-sim-${nw}w.json"
+		fi
+	done
+done
+run_to "$D" "$D/sim-vs-threads.md" scripts/reproduce.sh --table sim-vs-threads "$D/raw"
+fi
+
+# ---------------------------------------------------------------------------------------------
 # README.md: the machine, the time taken and every table.
 t_end=$(date +%s)
 secs=$((t_end - t_start))
@@ -534,7 +723,7 @@ import glob, json, os, sys
 ref = sys.argv[1]
 first = None
 rows = []
-for part in ("1-imbalanced", "2-zygos", "3-tokio-shapes", "4-ablation"):
+for part in ("1-imbalanced", "2-zygos", "3-tokio-shapes", "4-ablation", "5-sim-vs-threads"):
     by = {}
     for f in sorted(glob.glob(os.path.join(ref, part, "raw*", "*.json"))):
         try:
@@ -671,6 +860,20 @@ p99 latency of all trials' requests pooled) over volt's, with the ratio of the t
 95% intervals (conservative); below 1 is faster than volt. Figure: \`4-ablation/ablation.png\`.
 
 $(section "$REF/4-ablation/ablation.md")
+
+## 5. The calibrated sim against the threads engine
+
+\`harness --calibrate\` on this machine first (\`5-sim-vs-threads/costs.txt\`: the mechanisms,
+the cache model's cold start and line transfer, and each workload's work per poll), then every
+policy, interleaved in one process per workload, on the threads engine (5 trials) and on the
+sim with that calibration (1 trial: it is deterministic), at 1 and 2 workers: fib(30),
+nqueens(12), UTS T3-small, sort (2,000,000 keys), the four Tokio shapes, and open-loop (S =
+100 us, exponential, 2,000 requests) at loads 0.5 and 0.8. Each cell is sim / threads of the
+median makespan (open-loop: of the p50 and p99 latencies), with the threads median's 95%
+interval; a cell misses beyond 20% (35% for central-queue and static-partition), and each
+miss is listed with what the results say about it. \`docs/sim.md\` ("Validation") sums it up.
+
+$(section "$REF/5-sim-vs-threads/sim-vs-threads.md")
 EOF
 } >"$REF/README.md.tmp"
 mv "$REF/README.md.tmp" "$REF/README.md"

@@ -102,8 +102,58 @@ check || fail "a sim-only reproduction: exit $?"
 grep -q "sim 1 identical.*0 on one side only; 1 not rerun" "$tmp/out" || fail "not-rerun count"
 echo "ok: a sim-only reproduction is compared on what it reran"
 
+# A sim result made on other costs (part 5 calibrates the machine it runs on) is named, not
+# compared; the cost file's path alone does not make a difference.
+/usr/bin/python3 - "$tmp/new/raw/fib-sim.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["config"]["sim_costs_file"] = {"path": "elsewhere/costs.txt", "age_s": 5.0}
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+check || fail "a sim result with another cost file path: exit $?"
+grep -q "sim 1 identical" "$tmp/out" || fail "the cost file's path made a sim difference"
+/usr/bin/python3 - "$tmp/new/raw/fib-sim.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["config"]["sim_costs_ns"]["poll"] += 1
+d["trials"][0]["makespan_ns"] += 1
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+check || fail "a sim result on another calibration: exit $?"
+grep -q "sim 0 identical, 0 different, 1 on another calibration" "$tmp/out" ||
+	fail "a sim result on other costs: $(tail -1 "$tmp/out")"
+echo "ok: a sim result on other costs is named, not compared"
+
+# The validation table (part 5): sim / threads per cell from the files, and a cell whose sim
+# is far off (a work cost 1,000 times too large) named as a miss.
+mkdir -p "$tmp/val/raw"
+"$harness" --policy=volt --workload=fib --param n=14 --workers 1 --trials 3 --warmup 0 \
+	--no-baseline --quiet --json "$tmp/val/raw/fib-threads-1w.json" || fail "harness threads run"
+"$harness" --policy=volt --workload=fib --param n=14 --workers 1 --engine=sim --trials 1 \
+	--warmup 0 --quiet --set cost.work.fib=100000 --json "$tmp/val/raw/fib-sim-1w.json" ||
+	fail "harness sim run"
+(cd "$here" && scripts/reproduce.sh --table sim-vs-threads "$tmp/val/raw") >"$tmp/out" 2>&1 ||
+	fail "--table sim-vs-threads: exit $?"
+/usr/bin/python3 - "$tmp/val/raw" "$tmp/out" <<'EOF' || fail "--table sim-vs-threads: $(cat "$tmp/out")"
+import json, os, re, sys
+med = lambda v: sorted(v)[len(v) // 2]
+ms = {}
+for e in ("threads", "sim"):
+    d = json.load(open(os.path.join(sys.argv[1], "fib-%s-1w.json" % e)))
+    ms[e] = med([t["makespan_ns"] for t in d["trials"]])
+out = open(sys.argv[2]).read()
+row = [l for l in out.splitlines() if l.startswith("| fib | 1 | volt |")]
+assert len(row) == 1, out
+ratio = float(row[0].split("|")[6].split()[0])
+assert abs(ratio - ms["sim"] / ms["threads"]) < 0.01 * ratio, (ratio, ms)
+assert "**miss**" in row[0] and ratio > 10, row
+assert "0 of 1 cells within tolerance" in out, out
+assert re.search(r"^- fib, 1 worker, volt: makespan sim / threads", out, re.M), out
+EOF
+echo "ok: the validation table gives sim / threads per cell and names a miss"
+
 # --parts and --engines refuse what they do not know before running anything.
-for bad in "--parts 5" "--parts 1,x" "--engines gpu"; do
+for bad in "--parts 6" "--parts 1,x" "--engines gpu"; do
 	# shellcheck disable=SC2086
 	(cd "$here" && scripts/reproduce.sh --out "$tmp/never" $bad) >"$tmp/out" 2>&1
 	status=$?
