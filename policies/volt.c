@@ -402,8 +402,10 @@ static struct task *global_batch(struct worker *w)
 	return buf[0];
 }
 
-/* LIFO slot (capped per tick, then flushed to the ring), then the ring. */
-static inline struct task *local_pop(struct worker *w, struct volt_worker *vw)
+/* LIFO slot (capped per tick, then flushed to the ring), then the ring.
+ * count_pops false: the caller counts the ring pops itself (step_with). */
+static inline __attribute__((always_inline)) struct task *
+local_pop(struct worker *w, struct volt_worker *vw, bool count_pops)
 {
 	struct task *t = w->lifo;
 	if (t) {
@@ -419,7 +421,7 @@ static inline struct task *local_pop(struct worker *w, struct volt_worker *vw)
 	} else {
 		t = ring_pop(&w->sh->ring);
 	}
-	if (t)
+	if (t && count_pops)
 		w->st.local_pops++;
 	return t;
 }
@@ -524,7 +526,7 @@ find_work_slow_with(struct worker *w, struct task *(*steal_fn)(struct worker *))
 	struct volt_worker *vw = VW(w);
 	struct task *t;
 
-	if ((t = prefetch_pop(vw)) || (t = local_pop(w, vw)))
+	if ((t = prefetch_pop(vw)) || (t = local_pop(w, vw, true)))
 		goto found;
 	if (vw->since_global >= vw->interval) {
 		vw->since_global = 0;
@@ -559,7 +561,7 @@ find_work_with(struct worker *w, struct task *(*slow)(struct worker *))
 	/* Fast path, steps 2 only: nothing pre-fetched, not searching, and the
 	 * LIFO slot or the ring has a task. */
 	if (__builtin_expect(vw->pf_len == 0 && !w->searching, 1)) {
-		struct task *t = local_pop(w, vw);
+		struct task *t = local_pop(w, vw, true);
 		if (t) {
 			vw->since_global++;
 			return t;
@@ -573,25 +575,64 @@ static struct task *volt_find_work(struct worker *w)
 	return find_work_with(w, find_work_slow);
 }
 
-/* The threads engine's tick with volt_find_work inlined (policy.h, step). */
-static enum step volt_step(struct worker *w, uint64_t *park_timeout_ns)
+/*
+ * The threads engine's tick (policy.h, step): worker_step_with's loop with
+ * find_work_with inlined and its fast path's guard hoisted. Nothing a poll
+ * does moves the guard (pf_len and searching change only in find_work's
+ * slow path and in the park sequence), so it is tested once per run of
+ * local pops, and since_global and the ring pops, which nothing reads
+ * while tasks run, are counted once per run: the same values at every
+ * point where find_work or anyone else reads them. The simulator steps
+ * through volt_find_work, which counts each poll.
+ */
+static inline __attribute__((always_inline)) enum step
+step_with(struct worker *w, uint64_t *park_timeout_ns, struct task *(*slow)(struct worker *))
 {
-	return worker_step_with(w, park_timeout_ns, volt_find_work);
+	if (rt_finished(w->rt))
+		return STEP_EXIT;
+	if (__builtin_expect(w->tracing, 0))
+		return worker_step_traced(w, park_timeout_ns);
+	worker_tick_open(w);
+	struct volt_worker *vw = VW(w);
+	uint32_t budget = w->tick_budget, polls = 0;
+	while (polls < budget) {
+		struct task *t;
+		if (__builtin_expect(vw->pf_len == 0 && !w->searching, 1)) {
+			uint32_t polls0 = polls, lifo0 = vw->lifo_polls;
+			while ((t = local_pop(w, vw, false))) {
+				run_task(w, t);
+				if (++polls == budget)
+					break;
+			}
+			uint32_t n = polls - polls0;
+			vw->since_global += n;
+			w->st.local_pops += n - (vw->lifo_polls - lifo0);
+			if (polls == budget)
+				break;
+		}
+		if (!(t = slow(w)))
+			break;
+		run_task(w, t);
+		polls++;
+	}
+	w->tick_polls = polls;
+	w->st.polls += polls;
+	return worker_tick_close(w, park_timeout_ns);
 }
 
-static inline __attribute__((always_inline)) struct task *find_work_hooked(struct worker *w)
+static enum step volt_step(struct worker *w, uint64_t *park_timeout_ns)
 {
-	return find_work_with(w, find_work_slow_hooked);
+	return step_with(w, park_timeout_ns, find_work_slow);
 }
 
 struct task *volt_find_work_hooked(struct worker *w)
 {
-	return find_work_hooked(w);
+	return find_work_with(w, find_work_slow_hooked);
 }
 
 enum step volt_step_hooked(struct worker *w, uint64_t *park_timeout_ns)
 {
-	return worker_step_with(w, park_timeout_ns, find_work_hooked);
+	return step_with(w, park_timeout_ns, find_work_slow_hooked);
 }
 
 static bool any_queue_nonempty(struct runtime *rt)

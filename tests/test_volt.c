@@ -519,8 +519,48 @@ static void interval_stays_in_range(void)
 	ASSERT_EQ(checked, 1);
 }
 
+/*
+ * The threads engine's tick (volt's step op, which counts the ring pops and
+ * the polls since the last global check once per run of local pops) and
+ * the simulator's per-poll step (find_work, which counts each poll) make
+ * the same decisions on one worker: with a fixed interval nothing in the
+ * schedule depends on time, so every counter of the schedule agrees, and
+ * every poll is a LIFO take, a ring pop or a global batch's first task.
+ */
+static void step_counts_match_sim(void)
+{
+	static const char *const knobs[] = { "interval=8", NULL };
+	static const char *const fib[] = { "n=16", NULL };
+	static const char *const many[] = { "n=3000", NULL };
+	static const char *const yields[] = { "tasks=40", "yields=50", NULL };
+	struct { const char *wl; const char *const *params; } cases[] = {
+		{ "fib", fib }, { "spawn-many", many }, { "yield-many", yields },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct run_result thr, sim;
+		run_util_use_sim = false;
+		run_workload("volt", cases[i].wl, 1, knobs, cases[i].params, &thr);
+		run_util_use_sim = true;
+		run_workload("volt", cases[i].wl, 1, knobs, cases[i].params, &sim);
+		run_util_use_sim = false;
+		ASSERT_EQ(thr.verify_rc, 0);
+		ASSERT_EQ(sim.verify_rc, 0);
+		const struct worker_stats *a = &thr.total, *b = &sim.total;
+		ASSERT_U64_EQ(a->polls, b->polls);
+		ASSERT_U64_EQ(a->completions, b->completions);
+		ASSERT_U64_EQ(a->lifo_polls, b->lifo_polls);
+		ASSERT_U64_EQ(a->local_pops, b->local_pops);
+		ASSERT_U64_EQ(a->local_pushes, b->local_pushes);
+		ASSERT_U64_EQ(a->interval_checks, b->interval_checks);
+		ASSERT_U64_EQ(a->global_batches, b->global_batches);
+		ASSERT_U64_EQ(a->global_tasks, b->global_tasks);
+		ASSERT_U64_EQ(a->polls, a->lifo_polls + a->local_pops + a->global_batches);
+	}
+}
+
 int main(void)
 {
+	RUN(step_counts_match_sim);
 	RUN(interval_stays_in_range);
 	RUN(lifo_cap);
 	RUN(lifo_disabled);
