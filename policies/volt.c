@@ -75,6 +75,11 @@ struct volt_worker {
 	bool timeout_pending;		/* volt-timeout-race: clear our bit next step */
 	uint32_t lifo_cap;		/* copies of knobs, on the owner's line */
 	bool notify_local, yield_to_ring;
+	/* Per enum sched_kind: a local schedule of that kind takes the LIFO
+	 * slot (lifo_cap != 0, and not yield_to_ring for SCHED_YIELD) and the
+	 * worker is not in its park sequence: one test in schedule_local.
+	 * The owner keeps it with transitioning_to_park (lifo_take_set). */
+	bool lifo_take[3];
 	uint32_t since_global;		/* polls since the last global check */
 	uint32_t interval;
 	uint64_t avg_ns;		/* EWMA of ns per poll, integer as in Volt */
@@ -135,6 +140,23 @@ static inline struct volt *V(const struct runtime *rt)
 static inline struct volt_worker *VW(const struct worker *w)
 {
 	return w->pstate;
+}
+
+/* lifo_take for a worker in (parking) or out of its park sequence. */
+static void lifo_take_set(struct volt_worker *vw, bool parking)
+{
+	bool slot = vw->lifo_cap != 0 && !parking;
+	vw->lifo_take[SCHED_SPAWN] = slot;
+	vw->lifo_take[SCHED_WAKE] = slot;
+	vw->lifo_take[SCHED_YIELD] = slot && !vw->yield_to_ring;
+}
+
+/* The park sequence is over (volt_park found work, or the engine's park
+ * returned): local schedules take the slot again. */
+static void park_sequence_end(struct worker *w)
+{
+	atomic_store_explicit(&w->sh->transitioning_to_park, false, memory_order_relaxed);
+	lifo_take_set(VW(w), false);
 }
 
 uint32_t volt_worker_interval(const struct worker *w)
@@ -205,6 +227,7 @@ int volt_init(struct runtime *rt)
 		vw->lifo_cap = v->lifo_cap;
 		vw->notify_local = k[VOLT_NOTIFY_LOCAL] != 0;
 		vw->yield_to_ring = k[VOLT_YIELD_TO_RING] != 0;
+		lifo_take_set(vw, false);
 		vw->interval = v->fixed_interval
 				       ? v->fixed_interval
 				       : volt_interval_for((double)vw->avg_ns, v->target_ns, v->interval_min,
@@ -289,30 +312,30 @@ static __attribute__((noinline)) void push_full_ring(struct worker *w, struct ta
 void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 {
 	/*
-	 * Relaxed: the flag is written by this same thread (the park
-	 * sequence), so program order is all the ordering needed. A local
-	 * schedule during that sequence would land in a slot the parking
-	 * worker has already flushed; it goes to the global queue instead.
-	 */
-	if (__builtin_expect(atomic_load_explicit(&w->sh->transitioning_to_park,
-						  memory_order_relaxed), 0)) {
-		schedule_parking(w, t);
-		return;
-	}
-	/*
 	 * Scheduler.zig tryScheduleLocal: the newest task takes the LIFO slot;
 	 * the one it displaces goes to the ring's tail. executeTask reschedules
 	 * a task woken during its own poll the same way (yield_to_ring sends it
 	 * to the tail instead). A disabled slot sends everything to the ring.
+	 * lifo_take says both that and that the worker is not parking.
 	 */
 	struct volt_worker *vw = VW(w);
-	if (__builtin_expect(vw->lifo_cap != 0, 1) &&
-	    __builtin_expect(kind != SCHED_YIELD || !vw->yield_to_ring, 1)) {
+	if (__builtin_expect(vw->lifo_take[kind], 1)) {
 		struct task *prev = w->lifo;
 		w->lifo = t;
 		if (!prev)
 			return;
 		t = prev;
+	} else if (__builtin_expect(atomic_load_explicit(&w->sh->transitioning_to_park,
+							 memory_order_relaxed), 0)) {
+		/*
+		 * Relaxed: the flag is written by this same thread (the park
+		 * sequence), so program order is all the ordering needed. A
+		 * local schedule during that sequence would land in a slot the
+		 * parking worker has already flushed; it goes to the global
+		 * queue instead.
+		 */
+		schedule_parking(w, t);
+		return;
 	}
 	w->st.local_pushes++;
 	if (__builtin_expect(ring_try_push(&w->sh->ring, t), 1)) {
@@ -650,7 +673,10 @@ bool volt_park(struct worker *w, uint64_t *timeout_ns)
 	struct runtime *rt = w->rt;
 	struct volt_worker *vw = VW(w);
 
+	/* Relaxed: read by this thread (schedule_local) and by stall
+	 * reports, which only show it. */
 	atomic_store_explicit(&w->sh->transitioning_to_park, true, memory_order_relaxed);
+	lifo_take_set(vw, true);
 	/* Make everything we hold stealable before we sleep on it. */
 	if (w->lifo) {
 		rt_push_local(w, w->lifo);
@@ -660,7 +686,7 @@ bool volt_park(struct worker *w, uint64_t *timeout_ns)
 	while ((t = prefetch_pop(vw)))
 		rt_push_local(w, t);
 	if (!ring_is_empty(&w->sh->ring) || inject_len(&rt->inject)) {
-		atomic_store_explicit(&w->sh->transitioning_to_park, false, memory_order_relaxed);
+		park_sequence_end(w);
 		return false;
 	}
 
@@ -691,7 +717,7 @@ bool volt_park(struct worker *w, uint64_t *timeout_ns)
 
 void volt_unparked(struct worker *w, enum park_wake how)
 {
-	atomic_store_explicit(&w->sh->transitioning_to_park, false, memory_order_relaxed);
+	park_sequence_end(w);
 	rt_idle_unparked(w, how);
 }
 
@@ -786,7 +812,7 @@ const struct policy policy_volt_broken = {
  */
 static void timeout_race_unparked(struct worker *w, enum park_wake how)
 {
-	atomic_store_explicit(&w->sh->transitioning_to_park, false, memory_order_relaxed);
+	park_sequence_end(w);
 	if (!idle_is_parked(&w->rt->idle, w->index)) {
 		/* Bit clear: claimed; the claimer counted us as a searcher. */
 		w->searching = true;

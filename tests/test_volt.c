@@ -558,8 +558,41 @@ static void step_counts_match_sim(void)
 	}
 }
 
+/*
+ * A local schedule while the worker runs its park sequence (after park
+ * flushed the slot, before the engine's park returns) goes to the global
+ * queue, not into the slot nobody will look at; once unparked the slot
+ * takes local schedules again, yields included.
+ */
+static void schedule_while_parking_goes_global(void)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime(1, NULL, &e);
+	struct worker *w = &rt->workers[0];
+	struct task a, b, y;
+	uint64_t timeout = 0;
+	policy_volt.tick_begin(w);
+	ASSERT(policy_volt.park(w, &timeout));	/* nothing queued: parks */
+	spawn_dummy(w, &a);
+	task_init(&y, &dummy_vt);
+	policy_volt.schedule_local(w, &y, SCHED_YIELD);
+	ASSERT(w->lifo == NULL);
+	ASSERT_EQ(ring_len(&w->sh->ring), 0);
+	ASSERT_EQ(inject_len(&rt->inject), 2);
+	policy_volt.unparked(w, PARK_TIMEOUT);
+	spawn_dummy(w, &b);
+	ASSERT(w->lifo == &b);
+	policy_volt.schedule_local(w, &y, SCHED_YIELD);
+	ASSERT(w->lifo == &y);			/* b displaced to the ring */
+	ASSERT_EQ(ring_len(&w->sh->ring), 1);
+	ASSERT_EQ(inject_len(&rt->inject), 2);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
 int main(void)
 {
+	RUN(schedule_while_parking_goes_global);
 	RUN(step_counts_match_sim);
 	RUN(interval_stays_in_range);
 	RUN(lifo_cap);
