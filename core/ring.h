@@ -121,38 +121,45 @@ static inline enum ring_push_result ring_push(struct ring *r, struct task *t,
  */
 void ring_push_batch(struct ring *r, struct task *const *ts, uint32_t n);
 
+/* The owner's pop CAS on head has claimed slot `real`: the task in it. */
+static inline struct task *ring_take_at(struct ring *r, uint32_t real)
+{
+	/* The tasks behind this one are polled soon and may have been queued
+	 * long ago (the ring is FIFO): fetch a header a few pops ahead (a
+	 * prefetch never faults, and the slot is ours to read; past the tail
+	 * it holds an old pointer, which costs a wasted fetch at most). The
+	 * continuation is fetched only for the task we now own: a task still
+	 * in the ring may be stolen, completed and its memory reused
+	 * meanwhile, so its fields are not ours to read. */
+	__builtin_prefetch(r->buf[(real + RING_PREFETCH_HEADER) & RING_MASK], 1);
+	struct task *t = r->buf[real & RING_MASK];
+	task_prefetch_cont(t);
+	return t;
+}
+
+/* The head word after the owner pops slot `real` of head h. */
+static inline uint64_t ring_popped(uint64_t h)
+{
+	uint32_t real = ring_real(h), steal = ring_steal_idx(h), next_real = real + 1;
+	/* With no steal in progress both halves move together; during a
+	 * steal only `real` moves (the thief owns `steal`). */
+	return steal == real ? ring_pack(next_real, next_real) : ring_pack(steal, next_real);
+}
+
 /* ring_pop's body, from a head and tail the owner has just read. */
 static inline struct task *ring_pop_at(struct ring *r, uint64_t h, uint32_t tail)
 {
 	for (;;) {
-		uint32_t real = ring_real(h), steal = ring_steal_idx(h);
+		uint32_t real = ring_real(h);
 		if (real == tail)
 			return NULL;
-		uint32_t next_real = real + 1;
-		/* With no steal in progress both halves move together;
-		 * during a steal only `real` moves (the thief owns `steal`). */
-		uint64_t next = steal == real ? ring_pack(next_real, next_real)
-					      : ring_pack(steal, next_real);
 		/* The CAS races with thieves claiming the same head slot.
 		 * Acquire on failure re-reads the thief's claim; success needs
 		 * no ordering beyond the owner's own earlier slot write. */
-		if (atomic_compare_exchange_weak_explicit(&r->head, &h, next,
+		if (atomic_compare_exchange_weak_explicit(&r->head, &h, ring_popped(h),
 							  memory_order_acquire,
-							  memory_order_acquire)) {
-			/* The tasks behind this one are polled soon and may
-			 * have been queued long ago (the ring is FIFO): fetch
-			 * a header a few pops ahead (a prefetch never faults,
-			 * and the slot is ours to read; past the tail it holds
-			 * an old pointer, which costs a wasted fetch at most).
-			 * The continuation is fetched only for the task we now
-			 * own: a task still in the ring may be stolen,
-			 * completed and its memory reused meanwhile, so its
-			 * fields are not ours to read. */
-			__builtin_prefetch(r->buf[(real + RING_PREFETCH_HEADER) & RING_MASK], 1);
-			struct task *t = r->buf[real & RING_MASK];
-			task_prefetch_cont(t);
-			return t;
-		}
+							  memory_order_acquire))
+			return ring_take_at(r, real);
 	}
 }
 
@@ -182,8 +189,16 @@ static inline struct task *ring_push_pop(struct ring *r, struct task *t, bool *p
 	r->buf[tail & RING_MASK] = t;
 	atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
 	*pushed = true;
-	/* Not empty now, unless thieves took everything since h was read:
-	 * then the CAS fails and the reloaded head says so. */
+	/* Not empty: h was read before the push, so its head is at most the
+	 * old tail. The first CAS needs no emptiness test; if it fails
+	 * (thieves moved the head; acquire as in ring_pop_at), ring_pop_at
+	 * goes on from the reloaded head, which may be empty by then. */
+	uint32_t real = ring_real(h);
+	if (__builtin_expect(atomic_compare_exchange_weak_explicit(&r->head, &h, ring_popped(h),
+								   memory_order_acquire,
+								   memory_order_acquire),
+			     1))
+		return ring_take_at(r, real);
 	return ring_pop_at(r, h, tail + 1);
 }
 
