@@ -456,6 +456,7 @@ struct round {
 struct scratch {
 	struct baseline_trial b;
 	struct trial t;
+	uint32_t order;		/* measured runs started so far (trial.order) */
 };
 
 /* One run of a phase: a parallel trial of configuration `cfg`, or (base) a
@@ -520,6 +521,7 @@ static int run_phase(const struct run_config *cfgs, size_t ncfg, struct run_resu
 			order[k++] = (struct slot){ (uint16_t)c, true };
 	shuffle_slots(order, nruns, r);
 	for (size_t i = 0; i < nruns && rc == 0; i++) {
+		uint32_t place = ph->measured ? s->order++ : 0;
 		if (order[i].base) {
 			size_t c = order[i].cfg;
 			struct baseline_trial *b = ph->measured ? &res[c].baseline[bi[c]] : &s->b;
@@ -531,6 +533,7 @@ static int run_phase(const struct run_config *cfgs, size_t ncfg, struct run_resu
 			size_t c = order[i].cfg;
 			struct trial *t = ph->measured ? &res[c].trials[pi[c]] : &s->t;
 			t->noise.retries = 0;
+			t->order = place;
 			rc = run_parallel(&cfgs[c], ph->seed0 + pi[c], t,
 					  ph->measured ? &res[c] : NULL, err, len);
 			while (rc == -EAGAIN) {

@@ -78,6 +78,7 @@ struct trial {
 	uint64_t sched_samples, e2e_samples;
 	struct trial_noise noise;	/* threads engine: what the machine did */
 	int tukey;			/* makespan's Tukey class (tukey_class_name) */
+	uint32_t order;			/* place in the process's shuffled run order */
 };
 
 /*

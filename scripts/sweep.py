@@ -6,7 +6,7 @@ on several hosts (GNU parallel) or on a Slurm cluster.
   sweep.py run GRID.json --out DIR --slurm SCRIPT     (write a job array, do not submit)
   sweep.py list GRID.json --out DIR                   (every run, its id and whether it exists)
   sweep.py merge --out DIR SRC_DIR...                 (gather results, one per configuration)
-  sweep.py one --out DIR --id ID --expect POLICY=FILE... -- HARNESS ARGS...   (one run; used
+  sweep.py one --out DIR --id ID --expect FILE... -- HARNESS ARGS...   (one run; used
                                                        by the parallel and Slurm backends)
 
 A grid (docs/sweeps.md) crosses policies x workloads x engines x workers x knob values x
@@ -64,6 +64,8 @@ OPTIONS = {
     "no-baseline": False,
 }
 # Keys of a grid block that are not harness options.
+# What a grid may interleave in one harness process ("interleave").
+INTERLEAVE = {"policies", "set", "params"}
 BLOCK_KEYS = {"name", "harness", "policies", "interleave", "workloads", "engines", "workers",
               "set", "params", "trials", "repeats", "options", "grids", "comment"}
 # Seeds of repeat r start at seed + r * REPEAT_STRIDE: more than the 1000 trials and 100
@@ -138,11 +140,23 @@ class Catalog:
 # --------------------------------------------------------------------------------------------
 # Grid expansion.
 
+def variant_file(name):
+    """A variant's name as a file-name component, as the harness makes it (harness/main.c,
+    file_name): volt[lifo_cap=0,interval=61] is volt-lifo_cap=0-interval=61, `volt n=12`
+    volt-n=12."""
+    return name.replace("]", "").replace("[", "-").replace(",", "-").replace(" ", "-")
+
+
 class Run:
-    """One harness invocation: one policy, or several interleaved in one process."""
+    """One harness invocation: one policy, or several variants interleaved in one process
+    (several policies, knob and parameter value lists that the harness crosses)."""
 
     def __init__(self, policies, workload, engine, workers, knobs, params, options):
         self.policies = policies
+        # The variants the run makes, named as the harness names them: the policies, unless
+        # a knob or parameter takes a list, when `harness --check` names them (names_from).
+        lists = any("," in v for v in list(knobs.values()) + list(params.values()))
+        self.variants = None if lists else list(policies)
         self.workload = workload
         self.engine = engine
         self.workers = workers
@@ -161,10 +175,25 @@ class Run:
         text = json.dumps(self.canonical, sort_keys=True, separators=(",", ":"))
         self.id = hashlib.sha1(text.encode()).hexdigest()[:ID_LEN]
 
+    def file_of(self, variant):
+        return "%s-%s-%dw-%s-%s.json" % (self.workload, variant_file(variant), self.workers,
+                                         self.engine, self.id)
+
     def files(self):
-        """policy -> result file name inside the output directory."""
-        return {p: "%s-%s-%dw-%s-%s.json" % (self.workload, p, self.workers, self.engine, self.id)
-                for p in self.policies}
+        """variant -> result file name inside the output directory."""
+        if self.variants is None:
+            raise RuntimeError("run %s: variants not resolved" % self.id)
+        return {v: self.file_of(v) for v in self.variants}
+
+    def names_from(self, check_output):
+        """The variants from `harness --check`'s lines: ok NAME WORKLOAD W workers ENGINE."""
+        names = []
+        for line in check_output.splitlines():
+            m = re.match(r"^ok (.+) (\S+) (\d+) workers (\S+)$", line)
+            if m:
+                names.append(m.group(1))
+        if names:
+            self.variants = names
 
     def harness_args(self):
         a = ["--policy=" + ",".join(self.policies), "--workload=" + self.workload,
@@ -179,6 +208,17 @@ class Run:
 
     def done(self, out):
         return all(os.path.exists(os.path.join(out, f)) for f in self.files().values())
+
+
+def value_list(values):
+    """A knob's or parameter's values as one --set/--param list, in a canonical order (numbers
+    by value, then names), so that the order a grid gives them in does not change the id."""
+    def key(v):
+        try:
+            return (0, float(v), v)
+        except ValueError:
+            return (1, 0.0, v)
+    return ",".join(sorted(set(values), key=key))
 
 
 def product(axes):
@@ -250,7 +290,25 @@ def expand_block(block, cat, where):
     if not isinstance(repeats, int) or repeats < 1:
         die("%s: repeats must be a positive integer" % where)
     base_seed = int(options.get("seed", "1"))
-    groups = [policies] if block.get("interleave", False) else [[p] for p in policies]
+    il = block.get("interleave", False)
+    if il is True:
+        il = ["policies"]
+    elif il is False:
+        il = []
+    elif il == "all":
+        il = sorted(INTERLEAVE)
+    elif isinstance(il, str):
+        il = [il]
+    if not isinstance(il, list) or any(x not in INTERLEAVE for x in il):
+        die("%s: interleave wants true, false, \"all\" or a list of %s" % (
+            where, ", ".join(sorted(INTERLEAVE))))
+    groups = [policies] if "policies" in il else [[p] for p in policies]
+    # Knob and parameter lists the harness crosses in one process (it takes one value per
+    # sim cost): values of one axis run interleaved in a single invocation.
+    listed_knobs = [(k, vs) for k, vs in knob_axes if "set" in il and not k.startswith("cost.")]
+    knob_axes = [kv for kv in knob_axes if kv not in listed_knobs]
+    listed_params = [(k, vs) for k, vs in param_axes if "params" in il]
+    param_axes = [kv for kv in param_axes if kv not in listed_params]
 
     runs = []
     for group in groups:
@@ -258,6 +316,7 @@ def expand_block(block, cat, where):
             for eng in engines:
                 for nw in workers:
                     for kn in product(knob_axes):
+                        kn.update((k, value_list(vs)) for k, vs in listed_knobs)
                         # Only the knobs some policy of the run has: a knob list of another
                         # policy does not multiply this one's runs (duplicates merge by id).
                         kn = {k: v for k, v in kn.items() if knob_applies(k, group, eng, cat)}
@@ -266,6 +325,7 @@ def expand_block(block, cat, where):
                             kn = {(k.split(".", 1)[1] if k.startswith(group[0] + ".") else k): v
                                   for k, v in kn.items()}
                         for pa in product(param_axes):
+                            pa.update((k, value_list(vs)) for k, vs in listed_params)
                             pa = {k: v for k, v in pa.items() if k in cat.params[wl]}
                             for tr in trials:
                                 for r in range(repeats):
@@ -321,13 +381,17 @@ def load_grid(path, harness_override=None):
 def check_runs(harness, runs):
     """Every run's command line through `harness --check`, which resolves and validates it
     exactly as a real run would (names, ranges, the policy's and workload's own checks)
-    without running anything. Dies with one error naming every run that cannot run, before
-    the first run starts."""
+    without running anything, and names the variants a run with value lists makes. Dies with
+    one error naming every run that cannot run, before the first run starts."""
     from concurrent.futures import ThreadPoolExecutor
 
     def check(r):
         p = subprocess.run([harness, "--check"] + r.harness_args(), capture_output=True,
                            text=True, stdin=subprocess.DEVNULL)
+        if p.returncode == 0:
+            r.names_from(p.stdout)
+            if r.variants is None:
+                return r, 1, "harness --check named no variant"
         return r, p.returncode, (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[0]
 
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as ex:
@@ -390,11 +454,11 @@ def install_signals():
 
 
 def run_one(out, rid, expect, cmd, tick=None):
-    """Run one harness invocation into out. expect maps policy -> result file name. Returns
-    the exit status (0 if the results already existed). tick(), if given, is called about
-    once a second while the run lasts."""
+    """Run one harness invocation into out. expect lists its result file names (one per
+    variant). Returns the exit status (0 if the results already existed). tick(), if given,
+    is called about once a second while the run lasts."""
     global _child
-    paths = {p: os.path.join(out, f) for p, f in expect.items()}
+    paths = {f: os.path.join(out, f) for f in expect}
     if all(os.path.exists(p) for p in paths.values()):
         return 0
     os.makedirs(os.path.join(out, "logs"), exist_ok=True)
@@ -424,7 +488,7 @@ def run_one(out, rid, expect, cmd, tick=None):
         _child = None
     secs = time.monotonic() - t0
     if rc == 0 and len(paths) > 1:
-        # Several policies in one process: the harness put each result in its own results
+        # Several variants in one process: the harness put each result in its own results
         # directory and named it on stdout ("result: PATH"); move each where it belongs.
         rc = collect_group(out, rid, paths)
     append_log(out, "%s %s rc=%d secs=%.2f host=%s" % ("done" if rc == 0 else "fail", rid, rc,
@@ -442,15 +506,17 @@ def collect_group(out, rid, paths):
     for src in produced:
         try:
             with open(src) as f:
-                policy = json.load(f)["config"]["policy"]
-        except (OSError, ValueError, KeyError) as e:
+                c = json.load(f)["config"]
+            name = "%s-%s-%dw-%s-%s.json" % (c["workload"], variant_file(c["variant"]),
+                                             c["workers"], c["engine"], rid)
+        except (OSError, ValueError, KeyError, TypeError) as e:
             print("sweep: %s: cannot read %s: %s" % (rid, src, e), file=sys.stderr)
             return 1
-        if policy not in paths:
-            print("sweep: %s: unexpected result for policy %s" % (rid, policy), file=sys.stderr)
+        if name not in paths:
+            print("sweep: %s: unexpected result %s" % (rid, name), file=sys.stderr)
             return 1
-        move_into(src, paths[policy])
-        placed.add(policy)
+        move_into(src, paths[name])
+        placed.add(name)
     missing = sorted(set(paths) - placed)
     if missing:
         print("sweep: %s: no result for %s" % (rid, ", ".join(missing)), file=sys.stderr)
@@ -461,8 +527,8 @@ def collect_group(out, rid, paths):
 def one_command(out, run, harness):
     """The shell command that runs one run through `sweep.py one` (parallel, Slurm)."""
     argv = [PYTHON, SELF, "one", "--out", os.path.abspath(out), "--id", run.id]
-    for p, f in run.files().items():
-        argv += ["--expect", "%s=%s" % (p, f)]
+    for f in run.files().values():
+        argv += ["--expect", f]
     argv += ["--", harness] + run.harness_args()
     return " ".join(shlex.quote(a) for a in argv)
 
@@ -470,11 +536,12 @@ def one_command(out, run, harness):
 def harness_command(out, run, harness):
     """The harness command line of a run as the user would type it (for commands.sh)."""
     argv = [harness] + run.harness_args()
-    if len(run.policies) == 1:
+    files = list(run.files().values())
+    if len(files) == 1:
         d = os.path.abspath(out) if out else "DIR"
-        argv += ["--json", os.path.join(d, run.files()[run.policies[0]])]
+        argv += ["--json", os.path.join(d, files[0])]
     line = " ".join(shlex.quote(a) for a in argv)
-    if len(run.policies) > 1:
+    if len(files) > 1:
         line += "   # results moved to " + ", ".join(run.files().values())
     return line
 
@@ -568,7 +635,7 @@ def run_local(out, pending, harness, progress):
         if _stop:
             break
         current[0] = r.id
-        rc = run_one(out, r.id, r.files(), [harness] + r.harness_args(),
+        rc = run_one(out, r.id, list(r.files().values()), [harness] + r.harness_args(),
                      tick=lambda: progress.show(done_now, running=1))
         if _stop:
             break
@@ -766,6 +833,7 @@ def cmd_run(a):
 
 def cmd_list(a):
     _, harness, runs = load_grid(a.grid, a.harness)
+    check_runs(harness, [r for r in runs if r.variants is None])
     order = shuffled(runs, a.shuffle_seed)
     ndone = 0
     for r in order:
@@ -778,12 +846,11 @@ def cmd_list(a):
 
 
 def cmd_one(a):
-    expect = {}
-    for e in a.expect:
-        p, _, f = e.partition("=")
-        if not p or not f or "/" in f:
-            die("--expect wants POLICY=FILE_NAME, got '%s'" % e)
-        expect[p] = f
+    expect = []
+    for f in a.expect:
+        if not RESULT_RE.match(f) or "/" in f:
+            die("--expect wants a result file name (no directory), got '%s'" % f)
+        expect.append(f)
     if not expect or not a.cmd:
         die("one: need --expect and a harness command after --")
     cmd = a.cmd[1:] if a.cmd[0] == "--" else a.cmd
@@ -796,12 +863,12 @@ def cmd_one(a):
 
 
 def result_key(path, doc):
-    """The configuration key of a result file: (run id, policy) for files this script wrote,
+    """The configuration key of a result file: (run id, variant) for files this script wrote,
     else a hash of the file's resolved configuration."""
     m = RESULT_RE.match(os.path.basename(path))
     cfg = doc.get("config", {})
     if m:
-        return "%s/%s" % (m.group("id"), cfg.get("policy", "?"))
+        return "%s/%s" % (m.group("id"), cfg.get("variant") or cfg.get("policy", "?"))
     text = json.dumps(cfg, sort_keys=True, separators=(",", ":"))
     return "cfg-" + hashlib.sha1(text.encode()).hexdigest()[:ID_LEN]
 

@@ -419,8 +419,15 @@ int main(int argc, char **argv)
 	check_baseline(doc, &c);
 	trials = need_arr(doc, "$", "trials");
 	ASSERT_EQ(json_array_size(trials), c.trials);
-	json_array_foreach(trials, i, t)
+	json_array_foreach(trials, i, t) {
+		/* Trial i + 1 of a configuration runs after trial i. */
+		long long order = need_int(t, "trials[]", "order");
+		ASSERT(order >= 0);
+		if (i > 0)
+			ASSERT(order > json_integer_value(json_object_get(
+					       json_array_get(trials, i - 1), "order")));
 		check_trial(t, &c);
+	}
 	check_median(doc, &c);
 	check_totals(doc, &c);
 	check_hist(doc, &c);

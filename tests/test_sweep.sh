@@ -254,6 +254,73 @@ for f in $(grep '^result: ' group/logs/$id.out | sed 's/^result: //'); do
 done
 pass "an interleaved run of 3 policies is one process and gives 3 files with one id"
 
+# A knob ablation interleaved in one process per worker count: the four lifo_cap values
+# (given out of order) are one --set list, so each run's trials of the four variants mix in
+# one shuffled order; one file per variant, named after it.
+cat >ablation.json <<'EOF'
+{
+  "policies": ["volt"],
+  "interleave": "all",
+  "workloads": ["fib"],
+  "engines": ["sim"],
+  "workers": [2, 3],
+  "set": {"lifo_cap": [10, 0, 3, 1]},
+  "params": {"n": 13},
+  "options": {"trials": 3, "warmup": 0}
+}
+EOF
+sed 's/\[10, 0, 3, 1\]/[0, 1, 3, 10.0]/' ablation.json >ablation_same.json
+sw list ablation.json >abl.list 2>err || fail "list of the ablation exited $?"
+[ "$(grep -c '' abl.list)" -eq 2 ] || fail "ablation: $(grep -c '' abl.list) runs, expected 2 (one per worker count)"
+grep -q -- '--set lifo_cap=0,1,3,10 ' abl.list || fail "ablation: the values are not one --set list"
+sw list ablation_same.json 2>/dev/null | awk '{print $1}' | sort >abl.ids2
+awk '{print $1}' abl.list | sort | cmp -s - abl.ids2 || fail "ablation: reordered values change the ids"
+sed 's/"all"/false/' ablation.json >ablation_apart.json
+[ "$(sw list ablation_apart.json 2>/dev/null | grep -c '')" -eq 8 ] ||
+	fail "ablation without interleave: not one run per value and worker count"
+sw run ablation.json --out abl >out 2>err || fail "ablation sweep exited $?"
+[ "$(awk '$2 == "start"' abl/sweep.log | wc -l)" -eq 2 ] || fail "ablation: not 2 harness processes"
+"$py" - abl <<'EOF' >check.out 2>&1 || { cat check.out >&2; fail "ablation results"; }
+import json, os, re, sys
+d = sys.argv[1]
+runs = {}
+for f in sorted(os.listdir(d)):
+    if not f.endswith(".json"):
+        continue
+    m = re.match(r"^fib-volt-lifo_cap=(\d+)-([23])w-sim-([0-9a-f]{12})\.json$", f)
+    assert m, "unexpected name " + f
+    doc = json.load(open(os.path.join(d, f)))
+    c = doc["config"]
+    v = int(m.group(1))
+    # Each variant under its own name, with its own knob value (which reached the runtime:
+    # lifo_cap=0 makes no LIFO poll).
+    assert c["variant"] == "volt[lifo_cap=%d]" % v and c["knobs"]["lifo_cap"] == v, (f, c)
+    assert c["workers"] == int(m.group(2)) and c["trials"] == 3, f
+    assert (doc["counters_total"]["lifo_polls"] == 0) == (v == 0), f
+    runs.setdefault(m.group(3), {})[v] = [t["order"] for t in doc["trials"]]
+assert len(runs) == 2, sorted(runs)
+for rid, by in runs.items():
+    assert sorted(by) == [0, 1, 3, 10], (rid, sorted(by))
+    # One process: the 12 trials hold the places 0..11 of one run order, each once.
+    places = sorted(o for v in by.values() for o in v)
+    assert places == list(range(12)), (rid, by)
+    # Interleaved: no variant's three trials ran back to back.
+    seq = [v for o in range(12) for v in by if o in by[v]]
+    for v, o in by.items():
+        assert o == sorted(o) and o[-1] - o[0] > 2, ("lifo_cap=%d ran as one block" % v, seq)
+    print(rid, " ".join(str(v) for v in seq))
+EOF
+pass "a 4-value lifo_cap ablation at 2 and 3 workers: 2 processes, 8 files, trials interleaved ($(head -n 1 check.out))"
+sw run ablation.json --out abl >out 2>err || fail "ablation rerun exited $?"
+grep -q '2 exist, 0 to run' err || fail "ablation rerun did not find its 8 files"
+sw run ablation.json --out abl_par -j 2 >out 2>err || fail "ablation with -j 2 exited $?"
+diff <(ls abl/*.json | xargs -n1 basename) <(ls abl_par/*.json | xargs -n1 basename) >/dev/null ||
+	fail "ablation: -j 2 gave other files"
+"$py" "$sweep" merge --out abl_merged abl abl_par >out 2>err || fail "merge of the ablations exited $?"
+[ "$(count_json abl_merged)" -eq 8 ] && grep -q '8 duplicates skipped' err ||
+	fail "merge of two ablations: $(count_json abl_merged) results, $(cat err)"
+pass "the ablation reruns nothing, runs alike through GNU parallel, merges to its 8 variants"
+
 # --- 5. the Slurm backend ----------------------------------------------------
 rm -f part/"$(ls part | grep '\.json$' | head -1)" part/"$(ls part | grep '\.json$' | sed -n 2p)"
 sw run grid.json --out part --slurm job.sh >out 2>err || fail "--slurm exited $?"
