@@ -114,8 +114,8 @@ while ((!stop)); do
 	grep -qE '^HARNESS_SANITIZE:[A-Z]*=[a-z]' "$b/CMakeCache.txt" 2>/dev/null && small=1
 	pol=$(pick "${policies[@]}")
 	workers=$(pick 1 2 2 3 4 4 8 16 $((small ? 8 : 64)) $((small ? 4 : 256)))
-	args=(--policy="$pol" $(workload_args $small) --workers "$workers" --trials 1 --warmup 0
-		--no-baseline --watchdog 20 --seed $((RANDOM * 32768 + RANDOM)))
+	args=(--policy="$pol" $(workload_args $small) --workers "$workers"
+		--watchdog 20 --seed $((RANDOM * 32768 + RANDOM)))
 	if ((RANDOM % 2)); then
 		mapfile -t ks < <(knobs_of "$pol")
 		if ((${#ks[@]})); then
@@ -123,8 +123,13 @@ while ((!stop)); do
 			args+=(--set "$kname=$(knob_value "$kdef" "$krange")")
 		fi
 	fi
-	((RANDOM % 5 == 0)) && args+=(--engine=sim --explore-seed $((1 + RANDOM)))
-	args+=(--json "$tmp/r.json")
+	# An explored run writes no result and takes no --trials, --warmup or
+	# --no-baseline (it has none).
+	if ((RANDOM % 5 == 0)); then
+		args+=(--engine=sim --explore-seed $((1 + RANDOM)))
+	else
+		args+=(--trials 1 --warmup 0 --no-baseline --json "$tmp/r.json")
+	fi
 	cmd="$b/harness ${args[*]}"
 	rm -f "$tmp/r.json"
 	nice timeout 600 "$b/harness" "${args[@]}" >"$tmp/out" 2>&1
