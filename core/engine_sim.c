@@ -318,10 +318,18 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	for (;;) {
 		if (pending_start && (s->steps >= start_after || !s->live ||
 				      (start_after > 4 * (uint64_t)s->n && all_parked(s)))) {
-			/* At the latest clock so far: nothing steps back in time. */
+			/* At the latest clock so far: nothing steps back in time,
+			 * and no worker runs the start's tasks before it (a worker
+			 * whose next event is earlier waits until then). */
 			uint64_t t = s->now;
 			for (uint32_t i = 0; i < s->n; i++)
 				t = s->w[i].clock > t ? s->w[i].clock : t;
+			for (uint32_t i = 0; i < s->n; i++) {
+				if (s->node[s->leaves + i].key != SIM_NO_EVENT && ev_time(s, i) < t) {
+					s->w[i].clock = t;
+					ev_set(s, i, t);
+				}
+			}
 			s->now = t;
 			pending_start = false;
 			rt->start_ns = t;
@@ -422,9 +430,12 @@ static int sim_run(struct engine *e, struct runtime *rt,
 			break;
 		}
 		if (watchdog) {
+			/* Measured from the step's start: one long fruitless step
+			 * (a thief's search of 10^9 attempts) is not a stall while
+			 * workers with earlier clocks have yet to step. */
 			if (progressed) {
 				since = sw->clock;
-			} else if (sw->clock > since + watchdog && !rt_finished(rt)) {
+			} else if (t_step > since + watchdog && !rt_finished(rt)) {
 				rc = stall(s, rt);
 				goto out;
 			}

@@ -66,8 +66,19 @@ static inline __attribute__((always_inline)) int claim(struct idle *s, idle_pick
 			CHECK(p >= 1);
 			return id;
 		}
-		atomic_fetch_sub_explicit(&s->num_searching, 1, memory_order_seq_cst);
-		bm = prev & ~mask;
+		/*
+		 * Lost: undo the count. While it stood, a publisher may have
+		 * seen a searcher and stayed quiet, and a parking worker may
+		 * have skipped its re-check (volt_park: nobody searching)
+		 * because of it alone. If this undo leaves nobody searching,
+		 * those rely on us: look at the bitmap afresh (seq_cst, after
+		 * the RMW: it shows every worker parked before their reads of
+		 * our count) rather than at what the fetch-and returned. The
+		 * spin model (tests/model) finds the lost wakeup without it.
+		 */
+		uint32_t was = atomic_fetch_sub_explicit(&s->num_searching, 1, memory_order_seq_cst);
+		bm = was == 1 ? atomic_load_explicit(&s->parked_bitmap, memory_order_seq_cst)
+			      : prev & ~mask;
 	}
 	return -1;
 }

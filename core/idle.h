@@ -107,8 +107,9 @@ bool idle_leave_searching(struct idle *s);
 /*
  * Claim the lowest parked worker: account for it as a searcher on its
  * behalf, then clear its bit (count trailing zeros, then fetch-and; a lost
- * race undoes the count and retries). Returns its index or -1 if none is
- * parked.
+ * race undoes the count and retries with the next bit, or with a fresh
+ * look at the bitmap if the undo left nobody searching). Returns its index
+ * or -1 if none is parked.
  */
 int idle_claim_parked(struct idle *s);
 

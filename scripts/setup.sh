@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(gcc clang make cmake pkg-config git libjemalloc-dev libjansson-dev nettle-dev libhwloc-dev
-	python3 python3-matplotlib python3-jsonschema gnuplot-nox parallel chromium valgrind time)
+	python3 python3-matplotlib python3-jsonschema gnuplot-nox parallel chromium valgrind time
+	spin)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
