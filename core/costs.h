@@ -44,9 +44,9 @@
  * were before the model; a calibration sets them. Kept apart from
  * SIM_COSTS so that a result names them only when the model is on.
  */
-#define SIM_MODEL_COSTS(X)                                                                \
-	X(cold_start, 0, "a poll of a task last touched on another worker or gone cold")  \
-	X(cold_after, 50000, "how long a task's lines stay warm where they were touched") \
+#define SIM_MODEL_COSTS(X)                                                                   \
+	X(cold_start, 0, "a poll of a task last touched on another worker or gone cold")     \
+	X(cold_after, 1000000, "how long a task's lines stay warm where they were touched")  \
 	X(line_transfer, 0, "a join arrival on a parent last touched on another worker")
 
 /* Per-poll work of a workload, `work.NAME = ns` (at most this many). */

@@ -36,18 +36,20 @@ struct calibrate_ns {
 
 /*
  * A workload's own work per poll (core/costs.h, work.NAME), measured with
- * the parameters the validation table runs: the sequential baseline's time
- * per task, and a 1-worker threads run under volt whose makespan, less
- * what its counters cost at the measured mechanism costs, is divided by
- * its polls (the figure the sim charges).
+ * the parameters the validation table runs: the fastest of a few 1-worker
+ * threads runs under volt (at least `reps`, more until they add up to
+ * 0.1 s), less the 1-worker sim's makespan of the same run at the
+ * measured costs without work (the mechanisms, the lock and the cache
+ * model), divided by its polls; so the 1-worker sim of volt reproduces
+ * that run. The sequential baseline's time per task goes beside it.
  */
 #define CALIBRATE_WORKLOADS 8
 struct calibrate_work {
 	const char *workload;
 	const char *params;		/* "name=value" or NULL: the defaults */
 	double seq_ns_per_task;		/* the sequential baseline */
-	double run_ns_per_poll;		/* the 1-worker run's makespan per poll */
-	double mech_ns_per_poll;	/* ... of which the mechanisms' costs */
+	double run_ns_per_poll;		/* the fastest 1-worker run's makespan per poll */
+	double mech_ns_per_poll;	/* the 1-worker sim's without work, per poll */
 	double ns;			/* per poll: run - mechanisms, at least 0 */
 	uint64_t polls;
 };

@@ -198,7 +198,7 @@ assert c["sim_costs_file"]["path"] == sys.argv[2], c["sim_costs_file"]
 assert 0 <= c["sim_costs_file"]["age_s"] < 3600, c["sim_costs_file"]
 assert c["sim_costs_ns"]["poll"] == 5
 # fib's work, not sort's: the entry of the workload run.
-assert c["sim_model_ns"] == {"cold_start": 40, "cold_after": 50000, "line_transfer": 30,
+assert c["sim_model_ns"] == {"cold_start": 40, "cold_after": 1000000, "line_transfer": 30,
                              "work": 11}, c["sim_model_ns"]
 m = d["sim_model"]
 assert m["charged_ns"]["work"] == 11 * d["counters_total"]["polls"], m
