@@ -779,8 +779,8 @@ c2c=$("$H" --probe-c2c 2>/dev/null | awk '{print $2}' || true)
 # Reference results
 
 Made by \`scripts/reproduce.sh\`; its last invocation ($(date -u +%Y-%m-%d), $((secs / 60)) min $((secs % 60)) s) rebuilt
-parts ${sel_parts//,/, } for the ${sel_engines//,/ and } engine(s). Every part's results, per engine, as their
-own files record them:
+parts ${sel_parts//,/, } for $(if [[ $sel_engines = *,* ]]; then echo both engines; else echo the "$sel_engines" engine; fi). Every part's results, per engine,
+as their own files record them:
 
 $(prov)
 - core-to-core round trip at the end of the last invocation: ${c2c:-?} ns (threads-engine
