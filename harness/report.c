@@ -371,6 +371,23 @@ static void print_auto(FILE *f, const struct run_config *cfg, const struct run_r
 			   "(target +-%g%%)\n", 100 * res->auto_halfwidth, 100 * cfg->ci_target);
 }
 
+/* The sim's cache and migration model, when on: what it charged, summed
+ * over the trials (the result's sim_model). */
+static void print_sim_model(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	if (!cfg->sim || !sim_costs_model_on(cfg->costs))
+		return;
+	const struct sim_costs *c = cfg->costs;
+	const struct worker_stats *s = &res->total;
+	fprintf(f, "sim model: work %.3f ms (%" PRIu64 " polls x %" PRIu64 " ns), cold starts "
+		   "%.3f ms (%" PRIu64 " migrated + %" PRIu64 " aged x %" PRIu64 " ns), line "
+		   "transfers %.3f ms (%" PRIu64 " remote joins x %" PRIu64 " ns), over all trials "
+		   "and workers\n", (double)(s->polls * c->work) / 1e6, s->polls, c->work,
+		(double)((s->cold_migrated + s->cold_aged) * c->cold_start) / 1e6, s->cold_migrated,
+		s->cold_aged, c->cold_start, (double)(s->remote_joins * c->line_transfer) / 1e6,
+		s->remote_joins, c->line_transfer);
+}
+
 void report_summary(FILE *f, const struct run_config *cfg, const struct run_result *res)
 {
 	print_trials(f, cfg, res);
@@ -380,6 +397,7 @@ void report_summary(FILE *f, const struct run_config *cfg, const struct run_resu
 	if (res->has_end_to_end)
 		print_latency(f, "end-to-end latency (intended arrival to completion, warm-up left out)",
 			      &res->end_to_end, &res->e2e_ci);
+	print_sim_model(f, cfg, res);
 	print_counters(f, res);
 }
 

@@ -190,6 +190,8 @@ printf 'poll = 5\ncold_start = 40\nline_transfer = 30\nwork.fib = 11\nwork.sort 
 "$harness" --policy=volt --workload=fib --param n=12 --engine=sim --workers 2 --trials 1 \
 	--warmup 0 --costs auto --json "$tmp/auto.json" >"$tmp/out" 2>"$tmp/err" ||
 	fail "--costs auto with a calibration: exit status $?"
+grep -q '^sim model: work .* (.* polls x 11 ns), cold starts .* x 40 ns), line transfers .* x 30 ns)' \
+	"$tmp/out" || fail "no 'sim model:' line in the summary: $(grep -c '' "$tmp/out") lines"
 /usr/bin/python3 - "$tmp/auto.json" "$entry" <<'PY' >"$tmp/out" 2>&1 ||
 import json, sys
 d = json.load(open(sys.argv[1]))
