@@ -257,13 +257,17 @@ elif kind == "sim-vs-threads":
     import re
     TOL = {"central-queue": 0.35, "static-partition": 0.35}
     tol = lambda p: TOL.get(p, 0.20)
-    cal_c2c = None
+    cal_c2c, cal_params = None, {}
     for d in dirs:
         f = os.path.join(os.path.dirname(os.path.abspath(d)), "costs.txt")
         if os.path.exists(f):
-            m = re.search(r"round trip .*?: ([0-9.]+) ns before, ([0-9.]+) ns after", open(f).read())
+            text = open(f).read()
+            m = re.search(r"round trip .*?: ([0-9.]+) ns before, ([0-9.]+) ns after", text)
             if m:
                 cal_c2c = (float(m.group(1)), float(m.group(2)))
+            # work.NAME = ns  # PARAM=VALUE; ...: the size the work was measured at.
+            for m in re.finditer(r"^work\.(\S+)\s*=\s*\d+\s*#\s*(\w+)=([^;]+);", text, re.M):
+                cal_params[m.group(1)] = (m.group(2), m.group(3).strip())
     col = lambda r: ("open-loop load %g" % float(r.params["load"]) if r.workload == "open-loop"
                      else r.workload)
     cells = {}
@@ -271,10 +275,21 @@ elif kind == "sim-vs-threads":
         cells.setdefault((col(r), r.workers, r.policy), {})[r.engine] = r
     keys = sorted(cells, key=lambda k: (k[0].startswith("open-loop"), k[0], k[1], rank(k[2])))
     per = lambda r, c: r.counter(c) / max(1, len(r.trials))
+    fmt = lambda v: "%g" % v if isinstance(v, (int, float)) else str(v)
     ms = lambda r: hl.median([t["makespan_ns"] for t in r.trials])
 
     def causes(key, t, s):
         out = []
+        if ms(t) < 1e6:
+            out.append("a run of %s ms: the threads engine's start (the first wake of a parked "
+                       "worker, tens of us here) weighs on it, the sim starts every worker at "
+                       "once" % sig(ms(t) / 1e6))
+        cp = cal_params.get(t.workload)
+        named = (t.config.get("value_names") or {}).get("params", {}).get(cp[0]) if cp else None
+        have = named or fmt(t.params.get(cp[0])) if cp else None
+        if cp and have != cp[1]:
+            out.append("work.%s was measured at %s=%s, this run has %s=%s" % (
+                t.workload, cp[0], cp[1], cp[0], have))
         n = t.doc.get("noise") or {}
         if n.get("flagged"):
             out.append("%d of %d threads trials flagged noisy" % (n["flagged"], len(t.trials)))
