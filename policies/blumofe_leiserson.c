@@ -247,7 +247,15 @@ static __attribute__((noinline)) struct task *find_work_slow(struct worker *w)
 		w->searching = true;
 		w->st.searcher_enter++;
 	}
-	while (sw->fails < s->tries) {
+	/*
+	 * At most 2 (P - 1) attempts (the default steal_tries) per call: then
+	 * the tick ends and the next one looks at the global queue first, so
+	 * a large steal_tries cannot keep a remote spawn (the workload's root)
+	 * waiting behind 10^9 attempts. fails carries over: a worker still
+	 * parks after steal_tries consecutive failures.
+	 */
+	uint32_t stop = s->tries - sw->fails > 2 * (n - 1) ? sw->fails + 2 * (n - 1) : s->tries;
+	while (sw->fails < stop) {
 		uint32_t v;
 		if (!s->sweep || sw->fails == 0) {
 			/* Uniform over the other n - 1 workers. */

@@ -80,6 +80,29 @@ static void explore_finds_timeout_race(void)
 	ASSERT(found > 0);
 }
 
+/*
+ * blumofe-leiserson with a huge steal_tries: a thief must still look at the
+ * global queue between rounds of attempts. Here an attempt costs 10 ms and
+ * steal_tries is 10^6, so a thief that made them all in one call would
+ * search for 10^4 virtual seconds with the root waiting in the global
+ * queue, and the 600 s watchdog would report a stall (explore seed 3 did,
+ * as did scripts/torture.sh on threads with steal_tries=10^9).
+ */
+static void explore_huge_steal_tries_clean(void)
+{
+	static const char *const knobs[] = { "steal_tries=1000000", NULL };
+	static const char *const params[] = { "n=12", NULL };
+	struct sim_costs c;
+	sim_costs_default(&c);
+	c.steal_attempt = 10000000;
+	for (uint64_t seed = 1; seed <= 50; seed++) {
+		struct sim_out o;
+		sim_run_costs("blumofe-leiserson", knobs, "fib", params, 2, seed, &c, &o, NULL, NULL);
+		if (o.rc != 0)
+			TEST_FAIL("explore seed %llu: rc %d %s", (unsigned long long)seed, o.rc, o.why);
+	}
+}
+
 static void explore_real_policies_clean(void)
 {
 	for (size_t i = 0; policy_table[i]; i++) {
@@ -102,6 +125,7 @@ int main(void)
 	RUN(explore_finds_broken_policy);
 	RUN(explore_finds_tokio_broken);
 	RUN(explore_finds_timeout_race);
+	RUN(explore_huge_steal_tries_clean);
 	RUN(explore_real_policies_clean);
 	return 0;
 }
