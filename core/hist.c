@@ -61,6 +61,14 @@ static uint64_t value_at_index(const struct hist *h, uint32_t i)
 	return sub << b;
 }
 
+/* The middle of slot i: its lowest value plus half its width. */
+static uint64_t slot_median(const struct hist *h, uint32_t i)
+{
+	uint64_t lo = value_at_index(h, i);
+
+	return lo + (hist_highest_equivalent(h, lo) - lo + 1) / 2;
+}
+
 uint64_t hist_slot_lowest(const struct hist *h, uint32_t i)
 {
 	return value_at_index(h, i);
@@ -276,27 +284,52 @@ static int write_error(void)
 	return errno > 0 ? -errno : -EIO;
 }
 
-static int write_row(FILE *f, bool csv, double value, double fraction,
-		     uint64_t cum, bool last)
+/*
+ * One row as HdrHistogram_c's hdr_percentiles_print writes it
+ * (src/hdr_histogram.c, format_line_string): the value with as many
+ * decimals as the histogram has significant digits, the percentile as a
+ * fraction to six decimals, the cumulative count, 1/(1-fraction) to two
+ * decimals, which the closing row (fraction 1) prints as "inf".
+ */
+static int write_row(FILE *f, bool csv, int digits, double value, double fraction,
+		     uint64_t cum)
 {
+	double inverted = 1.0 / (1.0 - fraction);
 	int rc;
 
-	if (csv) {
-		if (last)
-			rc = fprintf(f, "%.3f,%.12f,%" PRIu64 ",Infinity\n",
-				     value, fraction, cum);
-		else
-			rc = fprintf(f, "%.3f,%.12f,%" PRIu64 ",%.2f\n",
-				     value, fraction, cum, 1.0 / (1.0 - fraction));
-	} else {
-		if (last)
-			rc = fprintf(f, "%12.3f %12.12f %12" PRIu64 " %12s\n",
-				     value, fraction, cum, "inf");
-		else
-			rc = fprintf(f, "%12.3f %12.12f %12" PRIu64 " %12.2f\n",
-				     value, fraction, cum, 1.0 / (1.0 - fraction));
-	}
+	if (csv)
+		rc = fprintf(f, "%.*f,%f,%" PRIu64 ",%.2f\n", digits, value, fraction, cum,
+			     inverted);
+	else
+		rc = fprintf(f, "%12.*f %12f %12" PRIu64 " %12.2f\n", digits, value, fraction,
+			     cum, inverted);
 	return rc < 0 ? write_error() : 0;
+}
+
+/*
+ * The mean and standard deviation of the footer as HdrHistogram_c computes
+ * them (hdr_mean, hdr_stddev): each slot's count at the slot's median
+ * equivalent value (lowest + half its width), summed in doubles in slot
+ * order. The exact figures are in the result file (hist_mean, hist_stddev).
+ */
+static void slot_moments(const struct hist *h, double *mean, double *stddev)
+{
+	double total = 0.0, dev2 = 0.0;
+
+	*mean = *stddev = 0.0;
+	if (h->total == 0)
+		return;
+	for (uint32_t i = 0; i < h->counts_len; i++)
+		if (h->counts[i])
+			total += (double)h->counts[i] * (double)slot_median(h, i);
+	*mean = total / (double)h->total;
+	for (uint32_t i = 0; i < h->counts_len; i++) {
+		if (h->counts[i]) {
+			double dev = (double)slot_median(h, i) - *mean;
+			dev2 += dev * dev * (double)h->counts[i];
+		}
+	}
+	*stddev = sqrt(dev2 / (double)h->total);
 }
 
 /*
@@ -348,14 +381,15 @@ int hist_write_percentiles(const struct hist *h, FILE *f, int ticks_per_half_dis
 		return write_error();
 
 	/*
-	 * HdrHistogram's percentile iteration: walk the non-empty slots and
-	 * emit a row each time the cumulative percentile reaches the next
-	 * reporting level, so a heavy slot can produce several rows. The slot
-	 * that completes the count yields one row, then the 100% row closes
-	 * the table. Values are clamped to the exact max, as hist_percentile
-	 * reports them, so every row equals hist_percentile at its level.
+	 * HdrHistogram_c's percentile iteration (percentile_iter_next): walk
+	 * the non-empty slots and emit a row each time the cumulative
+	 * percentile reaches the next reporting level, so a heavy slot can
+	 * produce several rows. The slot that completes the count yields one
+	 * row, then the 100% row closes the table. A row's value is the
+	 * highest value equivalent to its slot, as HdrHistogram prints it (not
+	 * capped at the exact max, which the result file holds).
 	 */
-	uint64_t cum = 0;
+	uint64_t cum = 0, v = 0;
 	double level = 0.0;
 
 	for (uint32_t i = 0; i < h->counts_len && cum < h->total; i++) {
@@ -364,13 +398,10 @@ int hist_write_percentiles(const struct hist *h, FILE *f, int ticks_per_half_dis
 		cum += h->counts[i];
 
 		double reached = 100.0 * (double)cum / (double)h->total;
-		uint64_t v = hist_highest_equivalent(h, value_at_index(h, i));
 
-		if (v > h->max)
-			v = h->max;
+		v = hist_highest_equivalent(h, value_at_index(h, i));
 		while (level <= reached) {
-			rc = write_row(f, csv, (double)v / unit, level / 100.0,
-				       cum, false);
+			rc = write_row(f, csv, h->sig_digits, (double)v / unit, level / 100.0, cum);
 			if (rc)
 				return rc;
 			level = next_percentile(level, ticks_per_half_distance);
@@ -378,18 +409,21 @@ int hist_write_percentiles(const struct hist *h, FILE *f, int ticks_per_half_dis
 				break;
 		}
 	}
-	rc = write_row(f, csv, (double)(h->total ? h->max : 0) / unit, 1.0,
-		       h->total, true);
+	rc = write_row(f, csv, h->sig_digits, (double)v / unit, 1.0, h->total);
 	if (rc)
 		return rc;
 
 	if (!csv) {
+		/* hdr_max: the highest value equivalent to the largest recorded. */
+		uint64_t max = h->total && h->max ? hist_highest_equivalent(h, h->max) : 0;
+		double mean, stddev;
+
+		slot_moments(h, &mean, &stddev);
 		rc = fprintf(f,
 			     "#[Mean    = %12.3f, StdDeviation   = %12.3f]\n"
 			     "#[Max     = %12.3f, Total count    = %12" PRIu64 "]\n"
 			     "#[Buckets = %12d, SubBuckets     = %12d]\n",
-			     hist_mean(h) / unit, hist_stddev(h) / unit,
-			     (double)(h->total ? h->max : 0) / unit, h->total,
+			     mean / unit, stddev / unit, (double)max / unit, h->total,
 			     (int)h->bucket_count, (int)h->sub_bucket_count);
 		if (rc < 0)
 			return write_error();

@@ -64,11 +64,13 @@ uint64_t hist_highest_equivalent(const struct hist *h, uint64_t v);
 uint64_t hist_slot_lowest(const struct hist *h, uint32_t i);
 
 /*
- * Write the percentile distribution in HdrHistogram's text format (as
- * hdr_percentiles_print writes it, ticks_per_half_distance steps per halving
- * of the remaining percentile range; 5 is HdrHistogram's default), values
- * divided by `unit` (1.0 = ns, 1000.0 = us). csv selects the CSV variant.
- * Returns 0 or -errno.
+ * Write the percentile distribution byte for byte as HdrHistogram_c's
+ * hdr_percentiles_print writes it (src/hdr_histogram.c; CLASSIC, or its CSV
+ * variant with csv): ticks_per_half_distance steps per halving of the
+ * remaining percentile range (5 is HdrHistogram's default), each row the
+ * highest value of its slot divided by `unit` (1.0 = ns, 1000.0 = us), the
+ * footer's mean and deviation over the slots' middle values. Returns 0 or
+ * -errno.
  */
 int hist_write_percentiles(const struct hist *h, FILE *f, int ticks_per_half_distance,
 			   double unit, bool csv);

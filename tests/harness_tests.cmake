@@ -42,7 +42,7 @@ set_tests_properties(harness_schema PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT} S
 
 # test_hist_json.sh: histograms stored losslessly (buckets): every stored
 # percentile recomputed from them, two runs merged equal to one run of both
-# seeds, scripts/hist.py.
+# seeds, scripts/hist.py; --hdr byte for byte HdrHistogram_c's printer.
 add_result_test(harness_histograms
                 ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_hist_json.sh
                 $<TARGET_FILE:harness>)
