@@ -23,7 +23,8 @@ two runs recorded (docs/measuring.md) and each cause is named:
 A result with no noise record (made before the accounting existed) cannot
 give a cause and is said to. NEW/reproduced.json (written by
 scripts/reproduce.sh) says which parts and engines NEW reran: a REF result
-outside them is counted as not rerun, not as missing.
+outside them is counted as not rerun, not as missing. A result on one side only
+fails; a whole part on one side only is named in one line.
 Exit 0 when every difference is within its interval or has a cause, 1
 otherwise.
 """
@@ -143,6 +144,7 @@ def main():
         sys.exit("%s: no results under %s" % (PROG, new))
     only = rerun_filter(new)
     same = diff_sim = agree = explained = unexplained = not_rerun = missing = recal = 0
+    whole = {}
     for rel in sorted(set(a) | set(b)):
         if rel not in a and only is not None:
             parts, engines = only
@@ -150,7 +152,17 @@ def main():
                 not_rerun += 1
                 continue
         if rel not in a or rel not in b:
-            print("only under %s: %s" % (new if rel in a else ref, rel))
+            side, other = (a, b) if rel in a else (b, a)
+            head = rel.split(os.sep)[0]
+            if not any(r.split(os.sep)[0] == head for r in other):
+                # A whole part on one side only: one line for it, not one per result.
+                if head not in whole:
+                    whole[head] = sum(1 for r in side if r.split(os.sep)[0] == head)
+                    print("only under %s: all of part %s (%d results); %s has none of it" % (
+                        new if side is a else ref, head, whole[head],
+                        ref if side is a else new))
+            else:
+                print("only under %s: %s" % (new if rel in a else ref, rel))
             missing += 1
             continue
         x, y = a[rel], b[rel]

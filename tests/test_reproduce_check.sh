@@ -102,6 +102,17 @@ check || fail "a sim-only reproduction: exit $?"
 grep -q "sim 1 identical.*0 on one side only; 1 not rerun" "$tmp/out" || fail "not-rerun count"
 echo "ok: a sim-only reproduction is compared on what it reran"
 
+# A whole part the reference does not have: one line naming it, and a failure.
+mkdir -p "$tmp/new/9-extra/raw"
+cp "$tmp/new/raw/fib-sim.json" "$tmp/new/9-extra/raw/a.json"
+cp "$tmp/new/raw/fib-sim.json" "$tmp/new/9-extra/raw/b.json"
+check && fail "a part missing from the reference passed"
+grep -q "only under $tmp/new: all of part 9-extra (2 results); $tmp/ref has none of it" \
+	"$tmp/out" || fail "the missing part is not named"
+[ "$(grep -c "only under" "$tmp/out")" -eq 1 ] || fail "the missing part takes more than one line"
+rm -r "$tmp/new/9-extra"
+echo "ok: a part the reference lacks is named in one line"
+
 # A sim result made on other costs (part 5 calibrates the machine it runs on) is named, not
 # compared; the cost file's path alone does not make a difference.
 /usr/bin/python3 - "$tmp/new/raw/fib-sim.json" <<'EOF'
