@@ -1186,9 +1186,7 @@ int calibrate_write(const char *path, const struct calibration *cal, char *err, 
 
 /* ---- the workloads' own work ---- */
 
-static const struct {
-	const char *workload, *params;
-} work_table[CALIBRATE_WORKLOADS] = {
+static const struct calibrate_work_spec work_table[CALIBRATE_WORKLOADS] = {
 	{ "fib", "n=30" },	{ "nqueens", "n=12" },	 { "uts", "preset=T3-small" },
 	{ "sort", NULL },	{ "spawn-many", NULL },	 { "chained-spawn", NULL },
 	{ "yield-many", NULL }, { "ping-pong", NULL },
@@ -1276,6 +1274,25 @@ static int work_run(const struct workload *wl, const double *pv, const struct si
 
 int calibrate_workloads(struct calibration *cal, uint32_t reps, FILE *log)
 {
+	return calibrate_workloads_of(cal, reps, log, work_table, CALIBRATE_WORKLOADS);
+}
+
+int calibrate_sim_run(const struct calibrate_work_spec *spec, const struct sim_costs *costs,
+		      uint64_t *ns, uint64_t *polls)
+{
+	const struct workload *wl = workload_find(spec->workload);
+	double pv[64];
+	struct worker_stats st;
+	if (!wl || wl->nparams > 64 || work_params(wl, spec->params, pv) != 0)
+		return -EINVAL;
+	int rc = work_run(wl, pv, costs, ns, &st);
+	*polls = st.polls;
+	return rc;
+}
+
+int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
+			   const struct calibrate_work_spec *spec, uint32_t nspec)
+{
 	struct cal c = { .log = log };
 	reps = reps ? reps : 1;
 	uint32_t cap = reps > WORK_REPS_MAX ? reps : WORK_REPS_MAX;
@@ -1290,14 +1307,14 @@ int calibrate_workloads(struct calibration *cal, uint32_t reps, FILE *log)
 	nowork.work = 0;
 	nowork.nwork = 0;
 	cal->nwork = 0;
-	for (uint32_t i = 0; i < CALIBRATE_WORKLOADS && rc == 0; i++) {
+	for (uint32_t i = 0; i < nspec && i < CALIBRATE_WORKLOADS && rc == 0; i++) {
 		struct calibrate_work *cw = &cal->work[cal->nwork];
-		const struct workload *wl = workload_find(work_table[i].workload);
+		const struct workload *wl = workload_find(spec[i].workload);
 		double pv[64];
 		CHECK(wl && wl->nparams <= 64);
 		memset(cw, 0, sizeof *cw);
-		cw->workload = work_table[i].workload;
-		cw->params = work_table[i].params;
+		cw->workload = spec[i].workload;
+		cw->params = spec[i].params;
 		if (work_params(wl, cw->params, pv) != 0)
 			continue;
 		uint64_t total = 0, sim_ns = 0;

@@ -76,6 +76,19 @@ struct calibration {
  */
 int calibrate_workloads(struct calibration *cal, uint32_t reps, FILE *log);
 
+/* The same for the workloads and parameters given (at most
+ * CALIBRATE_WORKLOADS; a test's small sizes). */
+struct calibrate_work_spec {
+	const char *workload, *params;
+};
+int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
+			   const struct calibrate_work_spec *spec, uint32_t n);
+
+/* A 1-worker run of `spec` under volt on the sim with `costs`: its
+ * makespan and polls. 0 or -errno. */
+int calibrate_sim_run(const struct calibrate_work_spec *spec, const struct sim_costs *costs,
+		      uint64_t *ns, uint64_t *polls);
+
 /*
  * Measure every cost; progress to `log` (NULL: none). Every figure is
  * measured in each of `passes` passes, a third of a second apart, each

@@ -5,7 +5,9 @@
  * bound, the figures are timings of a possibly loaded machine), the
  * what-if io_delay stays 0, the file it writes loads back
  * with sim_costs_load to exactly the values measured and appears atomically,
- * and a cost file naming an unknown cost is rejected with the valid names.
+ * and a cost file naming an unknown cost is rejected with the valid names;
+ * a workload's calibrated work makes the 1-worker sim of volt reproduce the
+ * threads run it was measured on.
  */
 #include <dirent.h>
 #include <math.h>
@@ -161,6 +163,40 @@ static void unknown_cost_rejected(void)
 	unlink(path);
 }
 
+/*
+ * Small sizes of three workloads: each one's work is the fastest 1-worker
+ * threads run less the 1-worker sim without work, so the sim with that
+ * work per poll lands on the run (to the rounding of the work to whole ns,
+ * and the last poll, whose charge comes after the run's end).
+ */
+static void work_reproduces_the_run(void)
+{
+	static const struct calibrate_work_spec spec[] = {
+		{ "fib", "n=12" }, { "nqueens", "n=6" }, { "spawn-many", "n=300" },
+	};
+	ASSERT_EQ(calibrate_workloads_of(&cal, 1, stderr, spec, 3), 0);
+	ASSERT_EQ(cal.nwork, 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		const struct calibrate_work *cw = &cal.work[i];
+		struct sim_costs c = cal.costs;
+		uint64_t ns, polls;
+		ASSERT(strcmp(cw->workload, spec[i].workload) == 0);
+		ASSERT(cw->polls > 0 && isfinite(cw->ns) && cw->ns >= 0);
+		c.work = 0;
+		ASSERT_EQ(calibrate_sim_run(&spec[i], &c, &ns, &polls), 0);
+		ASSERT_U64_EQ(polls, cw->polls);
+		ASSERT(fabs((double)ns / (double)polls - cw->mech_ns_per_poll) < 1e-9 * (double)ns);
+		if (cw->ns == 0)
+			continue;	/* the run was faster than the sim's mechanisms */
+		c.work = (uint64_t)llround(cw->ns);
+		ASSERT_EQ(calibrate_sim_run(&spec[i], &c, &ns, &polls), 0);
+		double run = cw->run_ns_per_poll * (double)polls;
+		fprintf(stderr, "    %s: run %.0f ns, sim with work.%s = %llu: %llu ns\n", cw->workload,
+			run, cw->workload, (unsigned long long)c.work, (unsigned long long)ns);
+		ASSERT(fabs((double)ns - run) <= 0.5 * (double)polls + (double)c.work + 1);
+	}
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/test_calibrate.XXXXXX");
@@ -169,6 +205,7 @@ int main(void)
 	RUN(file_loads_back);
 	RUN(unwritable_place_and_abort);
 	RUN(unknown_cost_rejected);
+	RUN(work_reproduces_the_run);
 	ASSERT_EQ(rmdir(dir), 0);
 	return 0;
 }
