@@ -196,6 +196,24 @@ static inline void rt_spawn(struct worker *w, struct task *t)
 }
 
 /*
+ * Two new tasks from code running on w: rt_spawn(w, a) then rt_spawn(w, b)
+ * (a fork-join node's children), with one count and one countdown test
+ * when neither is the sampled one.
+ */
+static inline void rt_spawn2(struct worker *w, struct task *a, struct task *b)
+{
+	if (__builtin_expect(w->sample_left > 2, 1)) {
+		w->st.spawns += 2;
+		w->sample_left -= 2;
+		w->sched_local(w, a, SCHED_SPAWN);
+		w->sched_local(w, b, SCHED_SPAWN);
+		return;
+	}
+	rt_spawn(w, a);
+	rt_spawn(w, b);
+}
+
+/*
  * Put a new task on worker `index` as if that worker had spawned it: only
  * from rt->place, before any worker runs (the engine's start barrier then
  * orders it before the worker's first step). The policy decides where on

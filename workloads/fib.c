@@ -104,13 +104,13 @@ static enum task_poll fib_fork_poll(struct task *t, struct worker *w)
 {
 	struct fib_node *node = (struct fib_node *)t;
 	struct runtime *rt = w->rt;
-	uint32_t n = node->n, leaf_below = node->leaf_below;
+	/* The blocks first: only w and node live across a pool refill. */
 	struct fib_node *a = rt_task_alloc(rt, w, sizeof *a), *b = rt_task_alloc(rt, w, sizeof *b);
+	uint32_t n = node->n, leaf_below = node->leaf_below;
 	node->task.vt = &fib_join_vt;
 	node_init(a, n - 2, leaf_below, node, 1);
 	node_init(b, n - 1, leaf_below, node, 0);
-	rt_spawn(w, &a->task);
-	rt_spawn(w, &b->task);
+	rt_spawn2(w, &a->task, &b->task);
 	return TASK_JOIN(2);
 }
 
