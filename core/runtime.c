@@ -124,6 +124,15 @@ void rt_destroy(struct runtime *rt)
 	free(rt);
 }
 
+/* Stamp t as runnable since now. A stamp of 0 (the simulator's first
+ * instant) is no stamp: the sample always read a zero ready_ns so. */
+static void sample_mark(struct task *t, uint64_t now)
+{
+	t->ready_ns = now;
+	if (now)
+		task_mark_sampled(t);
+}
+
 /* The countdown reached zero: stamp this schedule (sampling on) and start
  * the next period. With sampling off the countdown starts again at 2^32. */
 void rt_sample_stamp(struct worker *w, struct task *t)
@@ -131,7 +140,7 @@ void rt_sample_stamp(struct worker *w, struct task *t)
 	struct runtime *rt = w->rt;
 	w->sample_left = rt->cfg.sample_period;	/* 0 when off: 2^32 decrements */
 	if (rt->sample_on)
-		t->ready_ns = rt_now(rt, w);
+		sample_mark(t, rt_now(rt, w));
 }
 
 void rt_place(struct runtime *rt, uint32_t index, struct task *t)
@@ -149,7 +158,7 @@ void rt_schedule_remote(struct runtime *rt, struct task *t)
 {
 	/* Remote schedules are rare: stamp every one. */
 	if (rt->sample_on)
-		t->ready_ns = rt_now(rt, NULL);
+		sample_mark(t, rt_now(rt, NULL));
 	rt->policy->schedule_remote(rt, t);
 }
 

@@ -6,12 +6,15 @@
  * something wakes it. Workloads embed `struct task` as the first member of
  * their own task structs.
  *
- * The state word holds two flags, a wake counter and a join count:
+ * The state word holds three flags, a wake counter and a join count:
  *
  *   SCHEDULED  the task is queued or being polled: exactly one party (a
  *              queue, or the worker polling it) owns the duty to run it
  *   COMPLETE   poll() returned TASK_DONE; it is never polled again
- *   wakes      bits 2..15 count wakes (modulo 2^14)
+ *   SAMPLED    ready_ns holds a stamp for the scheduling-delay sample
+ *              (task_mark_sampled), so that a poll's begin tests one word
+ *              for both the state check and the sample
+ *   wakes      bits 3..15 count wakes (modulo 2^13)
  *   joins      bits 16..31, signed: arrivals still awaited (see below)
  *
  *   wake():        idle -> SCHEDULED, wakes+1: the caller enqueues the task
@@ -70,8 +73,9 @@ enum task_poll { TASK_PENDING = 0, TASK_DONE = 1, TASK_JOIN_BASE = 2 };
 enum {
 	TASK_SCHEDULED = 1u << 0,
 	TASK_COMPLETE = 1u << 1,
-	TASK_WAKE_ONE = 1u << 2,
-	TASK_WAKE_MASK = 0xfffcu,
+	TASK_SAMPLED = 1u << 2,
+	TASK_WAKE_ONE = 1u << 3,
+	TASK_WAKE_MASK = 0xfff8u,
 	TASK_JOIN_SHIFT = 16,
 };
 
@@ -113,7 +117,7 @@ struct task {
 	 * last touched the task's data and when; 0 while no worker has. */
 	uint32_t touch;
 	const struct task_vtable *vt;
-	uint64_t ready_ns;		/* when made runnable, if sampled; else 0 */
+	uint64_t ready_ns;		/* when made runnable, if SAMPLED */
 	/* The task this one resumes when it completes (its parent in a
 	 * fork-join), or NULL. The core only prefetches it a few polls ahead:
 	 * under FIFO-heavy policies a parent is usually cold by then. */
@@ -126,7 +130,6 @@ static inline void task_init(struct task *t, const struct task_vtable *vt)
 	atomic_init(&t->state, TASK_SCHEDULED);
 	t->touch = 0;
 	t->vt = vt;
-	t->ready_ns = 0;
 	t->cont = NULL;
 }
 
@@ -162,6 +165,43 @@ static inline bool task_wake(struct task *t)
 }
 
 /*
+ * The scheduling-delay sample stamped t (ready_ns): whoever is about to
+ * enqueue t, before it does. Relaxed: only the worker that polls t reads
+ * the flag, with the acquire load of its poll begin, after the enqueue's
+ * release; the RMW keeps concurrent wakes' and arrivals' bumps.
+ */
+static inline void task_mark_sampled(struct task *t)
+{
+	atomic_fetch_or_explicit(&t->state, TASK_SAMPLED, memory_order_relaxed);
+}
+
+/*
+ * The poll that took the sample clears the flag, so later polls of the task
+ * do not record it again. Relaxed, as task_mark_sampled. The word read at
+ * the poll's begin keeps the flag: the poll's end CAS then fails once and
+ * retries from the current word (the flag is not in the bits it compares).
+ */
+static inline void task_clear_sampled(struct task *t)
+{
+	atomic_fetch_and_explicit(&t->state, ~(uint32_t)TASK_SAMPLED, memory_order_relaxed);
+}
+
+/* The word a poll begins with says: SCHEDULED, not COMPLETE, not SAMPLED
+ * (the common case, one test); otherwise task_poll_check and the sample. */
+static inline bool task_poll_plain(uint32_t s)
+{
+	return (s & (TASK_SCHEDULED | TASK_COMPLETE | TASK_SAMPLED)) == TASK_SCHEDULED;
+}
+
+/* A task polled while not SCHEDULED was lost and resurrected, or is being
+ * run twice: abort loudly. */
+static inline void task_poll_check(uint32_t s)
+{
+	CHECK_MSG((s & (TASK_SCHEDULED | TASK_COMPLETE)) == TASK_SCHEDULED,
+		  "task polled in state %#x (run twice, or after completing?)", (unsigned)s);
+}
+
+/*
  * Poll begins. Acquire pairs with the release of every wake this poll
  * consumes. A task polled while not SCHEDULED was lost and resurrected, or
  * is being run twice: abort loudly. Returns the word for task_poll_end.
@@ -169,8 +209,7 @@ static inline bool task_wake(struct task *t)
 static inline uint32_t task_poll_begin(struct task *t)
 {
 	uint32_t s = atomic_load_explicit(&t->state, memory_order_acquire);
-	CHECK_MSG((s & (TASK_SCHEDULED | TASK_COMPLETE)) == TASK_SCHEDULED,
-		  "task polled in state %#x (run twice, or after completing?)", (unsigned)s);
+	task_poll_check(s);
 	return s;
 }
 

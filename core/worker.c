@@ -13,21 +13,20 @@
 
 /* The first poll of a task stamped when it became runnable: record its
  * scheduling delay (1 in N schedules, so out of line). */
-void worker_record_delay(struct worker *w, struct task *t)
+void worker_poll_unplain(struct worker *w, struct task *t, uint32_t begin)
 {
+	task_poll_check(begin);
 	uint64_t now = rt_now(w->rt, w);
 	/* Clocks of two cores can disagree by a few ns. */
 	hist_record(&w->sched_delay, now > t->ready_ns ? now - t->ready_ns : 0);
-	t->ready_ns = 0;
+	task_clear_sampled(t);
 }
 
 void worker_run_task(struct worker *w, struct task *t)
 {
 	struct runtime *rt = w->rt;
 
-	uint32_t begin = task_poll_begin(t);
-	if (t->ready_ns)
-		worker_record_delay(w, t);
+	uint32_t begin = worker_poll_begin(w, t);
 	w->st.polls++;
 	uint64_t tp0 = w->tracing ? rt_now(rt, w) : 0;
 	enum task_poll r = t->vt->poll(t, w);

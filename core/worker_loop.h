@@ -9,12 +9,29 @@
 #include "runtime.h"
 
 /* Out of line in worker.c: per tick, or rare. */
-__attribute__((noinline)) void worker_record_delay(struct worker *w, struct task *t);
+__attribute__((noinline)) void worker_poll_unplain(struct worker *w, struct task *t,
+						   uint32_t begin);
 void worker_tick_open(struct worker *w);
 enum step worker_tick_close(struct worker *w, uint64_t *park_timeout_ns);
 /* The tick loop with a trace point around every poll (--trace). */
 __attribute__((noinline)) enum step worker_step_traced(struct worker *w,
 						       uint64_t *park_timeout_ns);
+
+/*
+ * A poll begins (task_poll_begin): the state word, read with acquire. One
+ * test covers the common case (SCHEDULED, not COMPLETE, not SAMPLED); the
+ * rest, out of line, aborts on a task polled twice or after completing,
+ * and records the scheduling-delay sample of a stamped task (1 in N
+ * schedules) and clears its flag.
+ */
+static inline __attribute__((always_inline)) uint32_t worker_poll_begin(struct worker *w,
+									struct task *t)
+{
+	uint32_t begin = atomic_load_explicit(&t->state, memory_order_acquire);
+	if (__builtin_expect(!task_poll_plain(begin), 0))
+		worker_poll_unplain(w, t, begin);
+	return begin;
+}
 
 /* A poll returned pending (r is TASK_PENDING or TASK_JOIN(k)): the task
  * goes idle, or is scheduled once more if it was woken or joined while it
@@ -58,9 +75,7 @@ static inline void drop_task(struct worker *w, struct task *t)
  */
 static inline __attribute__((always_inline)) void run_task(struct worker *w, struct task *t)
 {
-	uint32_t begin = task_poll_begin(t);
-	if (__builtin_expect(t->ready_ns != 0, 0))
-		worker_record_delay(w, t);
+	uint32_t begin = worker_poll_begin(w, t);
 	enum task_poll r = t->vt->poll(t, w);
 	if (__builtin_expect(r == TASK_DONE, 1)) {
 		task_complete(t);

@@ -96,7 +96,7 @@ static void join_during_poll(void)
 	ASSERT(task_poll_end(&t, b, 0));	/* the arrival counts as news */
 }
 
-/* The wake counter wraps inside its 14 bits without touching the joins. */
+/* The wake counter wraps inside its 13 bits without touching the joins. */
 static void wake_counter_wraps(void)
 {
 	struct task t;

@@ -593,8 +593,75 @@ static void schedule_while_parking_goes_global(void)
 	e->ops->destroy(e);
 }
 
+/*
+ * A task stamped for the scheduling-delay sample (the state word's SAMPLED
+ * flag) is recorded by its next poll, once: the poll clears the flag, so
+ * its re-poll records nothing. The flag is not news at the poll's end: a
+ * wake during the poll still makes exactly one re-poll, and without one
+ * the task goes idle.
+ */
+static int sample_polls;
+
+static enum task_poll wake_self_once(struct task *t, struct worker *w)
+{
+	(void)w;
+	if (sample_polls++ == 0) {
+		ASSERT(!task_wake(t));		/* running: the wake only counts */
+		return TASK_PENDING;
+	}
+	return TASK_DONE;
+}
+
+static enum task_poll pending_poll(struct task *t, struct worker *w)
+{
+	(void)t;
+	(void)w;
+	return TASK_PENDING;
+}
+
+static void sample_recorded_once(void)
+{
+	static const struct task_vtable wake_vt = { .name = "wake-self", .poll = wake_self_once };
+	static const struct task_vtable pending_vt = { .name = "pending", .poll = pending_poll };
+	double kv[VOLT_NKNOBS];
+	apply_settings(policy_volt.knobs, policy_volt.nknobs, kv, NULL);
+	struct rt_config cfg = { .workers = 1, .seed = 1, .sample_period = 1u << 20,
+				 .hist_digits = 2 };
+	char err[256];
+	struct engine *e = engine_threads_create(1);
+	struct runtime *rt;
+	ASSERT_EQ(rt_create(&rt, &cfg, &policy_volt, kv, e, err, sizeof err), 0);
+	struct worker *w = &rt->workers[0];
+	struct task t, p;
+	policy_volt.tick_begin(w);
+
+	task_init(&t, &wake_vt);
+	rt_sample_stamp(w, &t);			/* as the countdown's end does */
+	ASSERT(task_state(&t) & TASK_SAMPLED);
+	sample_polls = 0;
+	worker_run_task(w, &t);
+	ASSERT_U64_EQ(w->sched_delay.total, 1);
+	ASSERT(!(task_state(&t) & TASK_SAMPLED));
+	ASSERT_U64_EQ(w->st.repolls, 1);	/* woken while it ran */
+	ASSERT(policy_volt.find_work(w) == &t);
+	worker_run_task(w, &t);
+	ASSERT_U64_EQ(w->sched_delay.total, 1);
+	ASSERT_EQ(task_state(&t), TASK_COMPLETE);
+
+	task_init(&p, &pending_vt);
+	rt_sample_stamp(w, &p);
+	worker_run_task(w, &p);
+	ASSERT_U64_EQ(w->sched_delay.total, 2);
+	ASSERT_U64_EQ(w->st.repolls, 1);	/* no wake: no re-poll */
+	ASSERT_EQ(task_state(&p) & (TASK_SCHEDULED | TASK_SAMPLED), 0);
+	ASSERT(policy_volt.find_work(w) == NULL);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
 int main(void)
 {
+	RUN(sample_recorded_once);
 	RUN(schedule_while_parking_goes_global);
 	RUN(step_counts_match_sim);
 	RUN(interval_stays_in_range);
