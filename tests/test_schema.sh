@@ -102,7 +102,6 @@ cases = [
     ("fib-threads", ["histograms", "sched_delay_ns", "p99"]),
     ("fib-threads", ["provenance", "git_revision"]),
     ("fib-sim", ["config", "sim_costs_ns"]),
-    ("fib-sim", ["trials", 1, "order"]),
     ("fib-sim", ["config", "sim_costs_ns", "wake_latency"]),
     ("open-loop-sim", ["histograms", "end_to_end_ns"]),
     ("open-loop-threads", ["trials", 1, "metrics", "late_p99_ns"]),

@@ -6,8 +6,8 @@ validator (Debian's python3-jsonschema).
     validate_results.py SCHEMA PATH...
 
 A PATH that is a file must be a valid result. A directory is walked for
-*.json files; those that are not results (a Chrome trace: no "config", no
-"trials", no "schema") are skipped. Prints one line per invalid file with
+*.json files; those that are not results (a Chrome trace, a sweep grid: no
+"config", no "schema") are skipped. Prints one line per invalid file with
 every violation, and a summary; exits 0 if every result is valid, 1 if one
 is not or none was found, 2 on bad usage, 77 without python3-jsonschema.
 """
@@ -56,9 +56,8 @@ def main(argv):
             print("%s: cannot read: %s" % (path, e))
             bad += 1
             continue
-        if not explicit and not (isinstance(doc, dict) and
-                                 ({"schema", "config", "trials"} & set(doc))):
-            continue    # a trace or another tool's file
+        if not explicit and not (isinstance(doc, dict) and ({"schema", "config"} & set(doc))):
+            continue    # a trace, a sweep grid or another tool's file
         errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
         if errors:
             bad += 1
