@@ -738,6 +738,34 @@ def fmt_named(key, v):
     return VALUE_NAMES.get((key, _hashable(v)), fmt_value(v))
 
 
+def typed_values(item):
+    """{flat key: text} of the knob and parameter values that the variant's
+    name (config.variant: volt[interval=0,lifo_cap=3] load=0.5) gives as
+    they were typed; for a Group, those all its files agree on. A label
+    prints these as typed, so volt[interval=0] is not relabelled with the
+    value's name (interval=adaptive)."""
+    out = None
+    for r in getattr(item, "results", None) or []:
+        typed = _typed_in_name(r.config.get("variant") or "")
+        out = typed if out is None else {k: v for k, v in out.items() if typed.get(k) == v}
+    return out or {}
+
+
+def _typed_in_name(name):
+    policy, _, rest = name.partition(" ")
+    out = {}
+    if policy.endswith("]") and "[" in policy:
+        for kv in policy[policy.index("[") + 1:-1].split(","):
+            k, eq, v = kv.partition("=")
+            if eq:
+                out["knob." + k] = v
+    for kv in rest.split():
+        k, eq, v = kv.partition("=")
+        if eq:
+            out["param." + k] = v
+    return out
+
+
 def _hashable(v):
     return json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v
 
@@ -875,12 +903,13 @@ def label_of(item, keys, knobs=None):
     cost. prefixes dropped). `knobs`, from knobs_varying_by_policy, limits
     the knobs named to those that vary within the item's policy."""
     flat = item if isinstance(item, dict) else item.flat
+    typed = {} if isinstance(item, dict) else typed_values(item)
     own = None if knobs is None else knobs.get(flat.get("policy"), set())
     parts, knobs = [], []
     for k in keys:
         if k not in flat:
             continue
-        v = fmt_named(k, flat[k])
+        v = typed.get(k) or fmt_named(k, flat[k])
         if k in ("policy", "workload", "engine"):
             parts.append(v)
         elif k.startswith("knob."):

@@ -20,6 +20,7 @@ testlib_name=test_variants
 harness=${1:?usage: test_variants.sh HARNESS}
 [ -x "$harness" ] || { echo "test_variants: $harness is not an executable file" >&2; exit 1; }
 harness=$(cd "$(dirname "$harness")" && pwd)/$(basename "$harness")
+scripts=$(cd "$(dirname "$0")/../scripts" && pwd)
 py=/usr/bin/python3
 if ! [ -x "$py" ]; then
 	# A missing tool fails under CI, where it must be installed.
@@ -151,6 +152,38 @@ for f in sys.argv[1:]:
 assert sorted(seen) == [10, 13] and seen[10] < seen[13], seen
 EOF
 pass "--param n=12,14 under volt,tokio: 4 variants; n=10,13 on threads: a baseline per n"
+
+# Values print as typed: volt:interval=0 stays interval=0 (not its name, adaptive), an
+# --set interval=adaptive stays adaptive, --param dist=2 stays dist=2, in the summary table,
+# the result files' variant and the labels the plotting and table scripts give them.
+mkdir "$tmp/typed" && cd "$tmp/typed" || fail "mkdir"
+ol=(--workload=open-loop --param requests=200 --engine=sim --workers 2 --warmup 0 --trials 1)
+"$harness" --policy volt:interval=0,volt:interval=61 --param dist=2,exponential "${ol[@]}" \
+	--json a.json >"$tmp/out" 2>"$tmp/err" </dev/null || fail "typed values: exit status $?"
+"$harness" --policy volt --set interval=adaptive,61 "${ol[@]}" \
+	--json b.json >"$tmp/out2" 2>"$tmp/err" </dev/null || fail "typed names: exit status $?"
+cd "$tmp" || fail "cd"
+"$py" - "$scripts" "$tmp/typed" "$tmp/out" "$tmp/out2" <<'EOF' || fail "values not as typed"
+import glob, os, sys
+sys.path.insert(0, sys.argv[1])
+import harnesslib as hl
+d, out, out2 = sys.argv[2:]
+for pattern, stdout, names in (
+        ("a.*.json", out, ["volt[interval=0] dist=2", "volt[interval=61] dist=2",
+                           "volt[interval=0] dist=exponential",
+                           "volt[interval=61] dist=exponential"]),
+        ("b.*.json", out2, ["volt[interval=adaptive]", "volt[interval=61]"])):
+    rs = hl.load_all(sorted(glob.glob(os.path.join(d, pattern))))
+    variants = [r.config["variant"] for r in rs]
+    assert sorted(variants) == sorted(names), variants
+    labels = hl.labels(rs)
+    assert labels == variants, (labels, variants)
+    rows = open(stdout).read()
+    for n in names:
+        assert "\n" + n + " " in rows, (n, rows)
+print("ok")
+EOF
+pass "interval=0, interval=adaptive and dist=2 print as typed in the table, the files and the labels"
 
 # --check resolves the variants and runs nothing.
 "$harness" --check --policy volt,volt:lifo_cap=0 --set interval=0,61 "${sim[@]}" \
