@@ -35,10 +35,14 @@ set_tests_properties(harness_variants PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT}
 # json_check and through a standard JSON Schema validator against
 # docs/result.schema.json (python3-jsonschema), which must reject results
 # with a field removed.
-add_result_test(harness_schema
-                ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_schema.sh
-                $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
-set_tests_properties(harness_schema PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT} SKIP_RETURN_CODE 77)
+# Two tests, one per engine.
+foreach(engine threads sim)
+  add_result_test(harness_schema_${engine}
+                  ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_schema.sh
+                  $<TARGET_FILE:harness> $<TARGET_FILE:json_check> ${engine})
+  set_tests_properties(harness_schema_${engine} PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT}
+                       SKIP_RETURN_CODE 77)
+endforeach()
 
 # test_hist_json.sh: histograms stored losslessly (buckets): every stored
 # percentile recomputed from them, two runs merged equal to one run of both
