@@ -34,6 +34,7 @@ enum opt_id {
 	OPT_TRIALS,
 	OPT_CI_TARGET,
 	OPT_TRIALS_MAX,
+	OPT_TRIALS_TIME,
 	OPT_WARMUP,
 	OPT_SEED,
 	OPT_SAMPLE,
@@ -90,6 +91,9 @@ static const struct opt opts[] = {
 	{ "trials-max", OPT_TRIALS_MAX, true, false, "N",
 	  "--trials auto: the most measured trials per configuration, " CLI_STR(CLI_AUTO_MIN_TRIALS)
 	  "..1000 (default " CLI_STR(CLI_AUTO_MAX_TRIALS) ")" },
+	{ "trials-time", OPT_TRIALS_TIME, true, false, "SEC",
+	  "--trials auto: start no further round of trials once SEC seconds of wall time have "
+	  "passed since the run began (default: no limit)" },
 	{ "warmup", OPT_WARMUP, true, false, "N", "discarded warm-up trials, 0..100 (default 1)" },
 	{ "seed", OPT_SEED, true, false, "N", "base seed, any 64-bit unsigned (default 1)" },
 	{ "sample", OPT_SAMPLE, true, false, "N",
@@ -253,6 +257,19 @@ static int parse_u32(const char *opt, const char *text, uint32_t lo, uint32_t hi
 
 /* --ci-target PCT: a percentage ("2", "2%", "0.5%") above 0 and below 100,
  * kept as a fraction. */
+/* --trials-time: seconds, a real number above 0 and at most a week. */
+static int parse_seconds(const char *opt, const char *v, double *out, char *err, size_t len)
+{
+	char *end;
+	errno = 0;
+	double s = strtod(v, &end);
+	if (end == v || *end != '\0' || errno || !(s > 0 && s <= 604800) || v[0] == ' ')
+		return fail(err, len, "bad --%s '%s': seconds above 0 and at most 604800, e.g. 60",
+			    opt, v);
+	*out = s;
+	return 0;
+}
+
 static int parse_ci_target(const char *v, double *out, char *err, size_t len)
 {
 	char *end;
@@ -488,6 +505,8 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 		return parse_ci_target(v, &c->ci_target, err, len);
 	case OPT_TRIALS_MAX:
 		return parse_u32(o->name, v, CLI_AUTO_MIN_TRIALS, 1000, &c->trials_max, err, len);
+	case OPT_TRIALS_TIME:
+		return parse_seconds(o->name, v, &c->trials_time_s, err, len);
 	case OPT_WARMUP:
 		return parse_u32(o->name, v, 0, 100, &c->warmup, err, len);
 	case OPT_SEED:
@@ -1138,6 +1157,8 @@ static int resolve_trials(struct cli *c, char *err, size_t len)
 				      PRIu32, c->trials);
 	if (c->trials_max && !target && !c->trials_auto)
 		return fail(err, len, "--trials-max applies to --trials auto or --ci-target only");
+	if (c->trials_time_s > 0 && !target && !c->trials_auto)
+		return fail(err, len, "--trials-time applies to --trials auto or --ci-target only");
 	if (!target && !c->trials_auto)
 		return 0;
 	c->trials_auto = true;

@@ -101,6 +101,7 @@ struct cli {
 	bool trials_auto;
 	uint32_t trials_min, trials_max;
 	double ci_target;
+	double trials_time_s;		/* --trials-time; 0 = no limit */
 	uint64_t seed;
 	uint32_t sample_period;	/* resolved: --sample or the workload's default */
 	int hist_digits;

@@ -590,9 +590,11 @@ static bool auto_enough(const struct run_config *cfg, struct run_result *res, ui
  */
 static int run_auto_rounds(const struct run_config *cfgs, size_t ncfg, struct run_result *res,
 			   struct scratch *s, const struct phase *ph, uint32_t *want,
-			   uint32_t *pi, uint32_t *bi, struct rng *r, char *err, size_t len)
+			   uint32_t *pi, uint32_t *bi, struct rng *r, uint64_t began_ns,
+			   char *err, size_t len)
 {
 	double *v = malloc(cfgs[0].trials * sizeof *v);
+	double limit_s = cfgs[0].trials_time_s;
 	struct round rd = { want, 0, pi, bi };
 	int rc = v ? 0 : fail(-ENOMEM, err, len, "out of memory");
 
@@ -603,6 +605,16 @@ static int run_auto_rounds(const struct run_config *cfgs, size_t ncfg, struct ru
 			res[c].auto_at_max = !done;
 			want[c] = !done && pi[c] < cfgs[c].trials;
 			active += want[c];
+		}
+		/* --trials-time: no new round past the limit; a configuration
+		 * still short of its target says that the time stopped it. */
+		if (active && limit_s > 0 && (double)(mono_ns() - began_ns) / 1e9 >= limit_s) {
+			for (size_t c = 0; c < ncfg; c++)
+				if (want[c]) {
+					res[c].auto_at_max = false;
+					res[c].auto_at_time = true;
+				}
+			break;
 		}
 		if (active)
 			rc = run_phase(cfgs, ncfg, res, s, ph, &rd, r, err, len);
@@ -789,6 +801,7 @@ int driver_run_many(const struct run_config *cfgs, size_t ncfg, struct run_resul
 {
 	const struct run_config *cfg = &cfgs[0];
 	bool autotrials = cfg->ci_target > 0;
+	uint64_t began_ns = mono_ns();
 	/* Warm-up seeds follow the most measured trials a run can take. */
 	struct phase warm = { "warmup", cfg->warmup, cfg->seed + cfg->trials, false };
 	struct phase meas = { "trial", cfg->trials, cfg->seed, true };
@@ -828,7 +841,8 @@ int driver_run_many(const struct run_config *cfgs, size_t ncfg, struct run_resul
 	if (rc == 0)
 		rc = run_phase(cfgs, ncfg, res, &s, &meas, &mr, &r, err, len);
 	if (rc == 0 && autotrials)
-		rc = run_auto_rounds(cfgs, ncfg, res, &s, &meas, want, mr.pi, mr.bi, &r, err, len);
+		rc = run_auto_rounds(cfgs, ncfg, res, &s, &meas, want, mr.pi, mr.bi, &r, began_ns,
+				     err, len);
 	/* --trials auto: each configuration keeps the trials it ran. */
 	for (size_t c = 0; rc == 0 && autotrials && c < ncfg; c++) {
 		for (uint32_t i = mr.pi[c]; i < res[c].ntrials; i++)

@@ -33,6 +33,9 @@ struct run_config {
 	 * is within +-ci_target of it, at most `trials` (docs/measuring.md). */
 	uint32_t trials_min;
 	double ci_target;
+	/* --trials-time: no further round once this many seconds of wall
+	 * time have passed since the run began (0: no limit). */
+	double trials_time_s;
 	uint64_t seed;			/* trial i runs with seed + i */
 	uint32_t sample_period;
 	int hist_digits;
@@ -129,9 +132,9 @@ struct run_result {
 	uint32_t tukey[5];
 	/* --trials auto: the median makespan's 95% interval half-width over
 	 * the median when the trials stopped, and whether the maximum trial
-	 * count stopped them before the target was met. */
+	 * count or the time limit stopped them before the target was met. */
 	double auto_halfwidth;
-	bool auto_at_max;
+	bool auto_at_max, auto_at_time;
 };
 
 /* The exit status of a run the watchdog stopped. */

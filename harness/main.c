@@ -358,6 +358,7 @@ static struct run_config make_config(const struct cli *c, const struct cli_polic
 		.trials = c->trials,
 		.trials_min = c->trials_min,
 		.ci_target = c->trials_auto ? c->ci_target : 0,
+		.trials_time_s = c->trials_time_s,
 		.warmup = c->warmup,
 		.seed = c->seed,
 		.sample_period = c->sample_period,

@@ -362,7 +362,11 @@ static void print_auto(FILE *f, const struct run_config *cfg, const struct run_r
 		return;
 	fprintf(f, "trials auto%s%s: %" PRIu32 " trials, ", cfg->name ? " " : "",
 		cfg->name ? cfg->name : "", res->ntrials);
-	if (res->auto_at_max)
+	if (res->auto_at_time)
+		fprintf(f, "stopped at the time limit (--trials-time %g s): the median makespan's "
+			   "95%% interval is +-%.2f%%, wider than the target +-%g%%\n",
+			cfg->trials_time_s, 100 * res->auto_halfwidth, 100 * cfg->ci_target);
+	else if (res->auto_at_max)
 		fprintf(f, "stopped at the maximum (--trials-max %" PRIu32 "): the median makespan's "
 			   "95%% interval is +-%.2f%%, wider than the target +-%g%%\n",
 			cfg->trials, 100 * res->auto_halfwidth, 100 * cfg->ci_target);
@@ -967,10 +971,12 @@ void report_compare(FILE *f, const struct run_config *cfg, const struct run_resu
 /* --trials auto: the rule's inputs, the trials run and what stopped them. */
 static json_t *trials_auto_json(const struct run_config *cfg, const struct run_result *res)
 {
-	return json_pack("{s:f, s:I, s:I, s:I, s:s, s:o}", "ci_target", cfg->ci_target, "min",
+	const char *stopped = res->auto_at_time ? "time" : res->auto_at_max ? "max" : "target";
+	return json_pack("{s:f, s:I, s:I, s:I, s:s, s:o, s:o}", "ci_target", cfg->ci_target, "min",
 			 (json_int_t)cfg->trials_min, "max", (json_int_t)cfg->trials, "trials",
-			 (json_int_t)res->ntrials, "stopped", res->auto_at_max ? "max" : "target",
-			 "half_width", jreal(res->auto_halfwidth));
+			 (json_int_t)res->ntrials, "stopped", stopped, "half_width",
+			 jreal(res->auto_halfwidth), "time_limit_s",
+			 cfg->trials_time_s > 0 ? json_real(cfg->trials_time_s) : json_null());
 }
 
 json_t *report_json(const struct run_config *cfg, const struct run_result *res,

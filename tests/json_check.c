@@ -196,8 +196,10 @@ static void check_trials_auto(json_t *doc, struct cfg *c)
 		ASSERT(hw <= target);
 	else if (strcmp(stopped, "max") == 0)
 		ASSERT(n == max && hw > target);
+	else if (strcmp(stopped, "time") == 0)
+		ASSERT(n < max && hw > target && json_is_number(json_object_get(a, "time_limit_s")));
 	else
-		TEST_FAIL("trials_auto.stopped: '%s' is neither target nor max", stopped);
+		TEST_FAIL("trials_auto.stopped: '%s' is neither target, max nor time", stopped);
 	c->baseline_trials = min;
 }
 

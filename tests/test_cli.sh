@@ -84,6 +84,11 @@ expect_bad "--ci-target beside --trials N" "--trials auto" --policy=volt --workl
 expect_bad "--trials-max below the minimum" "trials-max" --policy=volt --workload=fib \
 	--trials auto --trials-max 5
 expect_bad "--trials-max without auto" "trials-max" --policy=volt --workload=fib --trials-max 20
+expect_bad "--trials-time without auto" "trials-time" --policy=volt --workload=fib --trials-time 60
+expect_bad "--trials-time of 0" "trials-time" --policy=volt --workload=fib --trials auto \
+	--trials-time 0
+expect_bad "--trials-time not a number" "trials-time" --policy=volt --workload=fib --trials auto \
+	--trials-time 1m
 expect_bad "--trials-max beside --trials N" "trials-max" --policy=volt --workload=fib \
 	--trials 5 --trials-max 20
 expect_bad "--ci-target with --explore" "ci-target" --policy=volt --workload=fib --engine=sim \
