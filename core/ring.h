@@ -142,8 +142,10 @@ static inline uint64_t ring_popped(uint64_t h)
 {
 	uint32_t real = ring_real(h), steal = ring_steal_idx(h), next_real = real + 1;
 	/* With no steal in progress both halves move together; during a
-	 * steal only `real` moves (the thief owns `steal`). */
-	return steal == real ? ring_pack(next_real, next_real) : ring_pack(steal, next_real);
+	 * steal only `real` moves (the thief owns `steal`). One select of
+	 * the upper half, not of the whole word. */
+	uint32_t next_steal = steal == real ? next_real : steal;
+	return ring_pack(next_steal, next_real);
 }
 
 /* ring_pop's body, from a head and tail the owner has just read. */

@@ -379,17 +379,17 @@ static inline void rt_push_local(struct worker *w, struct task *t)
 		rt_push_local_overflow(w, t);
 }
 
-/* rt_push_local, then ring_pop of the own ring: one pass over the ring's
- * head and tail when it has room. */
-static inline struct task *rt_push_pop_local(struct worker *w, struct task *t)
+/* rt_push_local, then ring_pop of the own ring r (w's): one pass over the
+ * ring's head and tail when it has room. */
+static inline struct task *rt_push_pop_local(struct worker *w, struct ring *r, struct task *t)
 {
 	bool pushed;
 	w->st.local_pushes++;
-	struct task *head = ring_push_pop(&w->sh->ring, t, &pushed);
+	struct task *head = ring_push_pop(r, t, &pushed);
 	if (__builtin_expect(pushed, 1))
 		return head;
 	rt_push_local_overflow(w, t);
-	return ring_pop(&w->sh->ring);
+	return ring_pop(r);
 }
 
 /*

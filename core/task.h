@@ -190,7 +190,10 @@ static inline void task_clear_sampled(struct task *t)
  * (the common case, one test); otherwise task_poll_check and the sample. */
 static inline bool task_poll_plain(uint32_t s)
 {
-	return (s & (TASK_SCHEDULED | TASK_COMPLETE | TASK_SAMPLED)) == TASK_SCHEDULED;
+	/* (s & 7) == SCHEDULED, as s - SCHEDULED with its three low bits
+	 * clear (a borrow sets them when SCHEDULED is clear): one subtract
+	 * and one test, where a mask and a compare need a copy of s too. */
+	return ((s - TASK_SCHEDULED) & (TASK_SCHEDULED | TASK_COMPLETE | TASK_SAMPLED)) == 0;
 }
 
 /* A task polled while not SCHEDULED was lost and resurrected, or is being
@@ -224,7 +227,19 @@ static inline uint32_t task_poll_begin(struct task *t)
  */
 static inline bool task_poll_end(struct task *t, uint32_t begin, uint32_t joins)
 {
-	uint32_t cur = begin;
+	/* The first attempt expects the word read at begin: no wake or
+	 * arrival came meanwhile, so only this poll's own joins can make it
+	 * run again (none left to await). Orderings as in the loop below,
+	 * which a failed attempt enters with the current word. */
+	uint32_t cur = begin, first = task_joins_add(begin, (int32_t)joins);
+	bool first_again = joins && task_joins_zero(first);
+	if (!first_again)
+		first &= ~(uint32_t)TASK_SCHEDULED;
+	if (__builtin_expect(atomic_compare_exchange_weak_explicit(&t->state, &cur, first,
+								   memory_order_release,
+								   memory_order_acquire),
+			     1))
+		return first_again;
 	for (;;) {
 		uint32_t next = task_joins_add(cur, (int32_t)joins);
 		/* Again if woken meanwhile, or if the join count is zero now

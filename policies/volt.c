@@ -440,7 +440,7 @@ local_pop(struct worker *w, struct volt_worker *vw, bool count_pops)
 		}
 		/* Cap reached: the slot's task joins the ring's FIFO order
 		 * (and becomes stealable) instead of being skipped. */
-		t = rt_push_pop_local(w, t);
+		t = rt_push_pop_local(w, &w->sh->ring, t);
 	} else {
 		t = ring_pop(&w->sh->ring);
 	}
@@ -607,6 +607,15 @@ static struct task *volt_find_work(struct worker *w)
  * while tasks run, are counted once per run: the same values at every
  * point where find_work or anyone else reads them. The simulator steps
  * through volt_find_work, which counts each poll.
+ *
+ * A run of local pops is local_pop in two phases: until a task is found
+ * in the slot with the cap reached (the tick's first lifo_cap slot polls
+ * are LIFO polls), then from there on, where every slot task is flushed
+ * into the ring before the ring's head is popped. Only local_pop moves
+ * lifo_polls, so once the cap is reached it stays reached until the tick
+ * ends: the second phase, most of a tick under fork-join, has no cap test.
+ * The cap is tested only when the slot holds a task, as in local_pop. The
+ * budget counts down.
  */
 static inline __attribute__((always_inline)) enum step
 step_with(struct worker *w, uint64_t *park_timeout_ns, struct task *(*slow)(struct worker *))
@@ -617,27 +626,55 @@ step_with(struct worker *w, uint64_t *park_timeout_ns, struct task *(*slow)(stru
 		return worker_step_traced(w, park_timeout_ns);
 	worker_tick_open(w);
 	struct volt_worker *vw = VW(w);
-	uint32_t budget = w->tick_budget, polls = 0;
-	while (polls < budget) {
+	uint32_t left = w->tick_budget;
+	while (left) {
 		struct task *t;
 		if (__builtin_expect(vw->pf_len == 0 && !w->searching, 1)) {
-			uint32_t polls0 = polls, lifo0 = vw->lifo_polls;
-			while ((t = local_pop(w, vw, false))) {
+			uint32_t left0 = left, lifo0 = vw->lifo_polls;
+			struct ring *r = &w->sh->ring;
+			for (;;) {
+				if ((t = w->lifo)) {
+					if (vw->lifo_polls >= vw->lifo_cap)
+						break;
+					w->lifo = NULL;
+					vw->lifo_polls++;
+					w->st.lifo_polls++;
+				} else if (!(t = ring_pop(r))) {
+					goto run_done;
+				}
 				run_task(w, t);
-				if (++polls == budget)
+				if (--left == 0)
+					goto run_done;
+			}
+			for (;;) {
+				if ((t = w->lifo)) {
+					/* Cap reached: the slot's task joins the
+					 * ring's FIFO order (and becomes stealable)
+					 * instead of being skipped. */
+					w->lifo = NULL;
+					t = rt_push_pop_local(w, r, t);
+				} else {
+					t = ring_pop(r);
+				}
+				if (!t)
+					break;
+				run_task(w, t);
+				if (--left == 0)
 					break;
 			}
-			uint32_t n = polls - polls0;
+		run_done:;
+			uint32_t n = left0 - left;
 			vw->since_global += n;
 			w->st.local_pops += n - (vw->lifo_polls - lifo0);
-			if (polls == budget)
+			if (left == 0)
 				break;
 		}
 		if (!(t = slow(w)))
 			break;
 		run_task(w, t);
-		polls++;
+		left--;
 	}
+	uint32_t polls = w->tick_budget - left;
 	w->tick_polls = polls;
 	w->st.polls += polls;
 	return worker_tick_close(w, park_timeout_ns);
