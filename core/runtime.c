@@ -169,6 +169,24 @@ void rt_spawn_remote(struct runtime *rt, struct task *t)
 	rt_schedule_remote(rt, t);
 }
 
+/* rt_join_ready when the parent is the sampled schedule. */
+static __attribute__((noinline)) void join_ready_sampled(struct worker *w, struct task *parent)
+{
+	rt_sample_stamp(w, parent);
+	w->sched_local(w, parent, SCHED_WAKE);
+}
+
+enum task_poll rt_join_ready(struct worker *w, struct task *parent)
+{
+	/* rt_sample_due with the stamp's path apart: nothing here lives
+	 * across the schedule's call. */
+	if (__builtin_expect(--w->sample_left == 0, 0))
+		join_ready_sampled(w, parent);
+	else
+		w->sched_local(w, parent, SCHED_WAKE);
+	return TASK_DONE;
+}
+
 void rt_wake(struct runtime *rt, struct worker *w, struct task *t)
 {
 	if (!task_wake(t))

@@ -241,6 +241,22 @@ static inline void rt_join_arrive(struct runtime *rt, struct worker *w, struct t
 		rt_schedule_remote(rt, parent);
 	}
 }
+
+/*
+ * rt_join_arrive from a child's poll on w that is done once it has arrived:
+ * returns TASK_DONE, for the poll to return. The parent's schedule, the
+ * last arrival's, is out of line (rt_join_ready) and called last, so that
+ * a poll that ends with it keeps no registers of its own across a call.
+ */
+enum task_poll rt_join_ready(struct worker *w, struct task *parent);
+
+static inline enum task_poll rt_join_arrive_done(struct worker *w, struct task *parent)
+{
+	if (!task_join_arrive(parent))
+		return TASK_DONE;
+	return rt_join_ready(w, parent);
+}
+
 /*
  * Wake t at `deadline` (engine time): the task returns TASK_PENDING after
  * this call and is polled again once a timer poll finds the deadline past.

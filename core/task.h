@@ -25,7 +25,8 @@
  *                  wake arrived during the poll: the task stays SCHEDULED
  *                  and the runner schedules it again, once, however many
  *                  wakes came.
- *   poll done:     store COMPLETE
+ *   poll done:     store COMPLETE (a task in a pool block goes back to
+ *                  the pool at once instead: core/worker_loop.h)
  *
  * Invariants: no task lost (a wake either makes the waker enqueue an idle
  * task, or bumps the counter of a queued or running one, and a running
@@ -55,7 +56,9 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -124,11 +127,18 @@ struct task {
 	struct task *cont;
 };
 
+_Static_assert(sizeof(_Atomic uint32_t) == 4 && offsetof(struct task, touch) == 4,
+	       "task_init writes state and touch as two adjacent 32-bit words");
+
 /* A new task starts scheduled: whoever creates it must hand it to a queue. */
 static inline void task_init(struct task *t, const struct task_vtable *vt)
 {
-	atomic_init(&t->state, TASK_SCHEDULED);
-	t->touch = 0;
+	/* The state and touch words in one store: the task is not shared
+	 * yet, so its state needs no atomic write (as atomic_init). */
+	struct {
+		uint32_t state, touch;
+	} head = { TASK_SCHEDULED, 0 };
+	memcpy(t, &head, sizeof head);
 	t->vt = vt;
 	t->cont = NULL;
 }
@@ -273,9 +283,10 @@ static inline bool task_join_arrive(struct task *t)
 		bool enqueue = task_joins_zero(next) && !(old & TASK_SCHEDULED);
 		if (enqueue)
 			next |= TASK_SCHEDULED;
-		if (atomic_compare_exchange_weak_explicit(&t->state, &old, next,
-							  memory_order_release,
-							  memory_order_relaxed))
+		if (__builtin_expect(atomic_compare_exchange_weak_explicit(&t->state, &old, next,
+									   memory_order_release,
+									   memory_order_relaxed),
+				     1))
 			return enqueue;
 	}
 }

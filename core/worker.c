@@ -33,10 +33,9 @@ void worker_run_task(struct worker *w, struct task *t)
 	if (w->tracing)
 		trace_add(&w->trace, TRACE_POLL, tp0, rt_now(rt, w), 0, 0, 0);
 	if (r == TASK_DONE) {
-		task_complete(t);
 		w->st.completions++;
 		publish_progress(w);
-		drop_task(w, t);
+		complete_task(w, t);
 		return;
 	}
 	poll_pending(w, t, begin, r);

@@ -56,14 +56,23 @@ static inline void poll_pending(struct worker *w, struct task *t, uint32_t begin
 	}
 }
 
-/* A task is done: give its memory back (the pool block inline, or the
- * workload's drop). */
-static inline void drop_task(struct worker *w, struct task *t)
+/*
+ * A task is done: mark it complete and give its memory back (the pool block
+ * inline, or the workload's drop). A pool block goes back to this worker's
+ * pool at once, where its first word becomes the free list's link, so the
+ * COMPLETE store would be overwritten before anyone could read it: a pooled
+ * task is freed without it (nobody holds a pooled task past its last poll;
+ * its parent's join was its last use of anything shared).
+ */
+static inline void complete_task(struct worker *w, struct task *t)
 {
 	const struct task_vtable *vt = t->vt;
-	if (vt->pooled)
+	if (vt->pooled) {
 		taskpool_free(&w->pool, t);
-	else if (vt->drop)
+		return;
+	}
+	task_complete(t);
+	if (vt->drop)
 		vt->drop(t, w);
 }
 
@@ -78,9 +87,8 @@ static inline __attribute__((always_inline)) void run_task(struct worker *w, str
 	uint32_t begin = worker_poll_begin(w, t);
 	enum task_poll r = t->vt->poll(t, w);
 	if (__builtin_expect(r == TASK_DONE, 1)) {
-		task_complete(t);
 		w->st.completions++;
-		drop_task(w, t);
+		complete_task(w, t);
 		return;
 	}
 	poll_pending(w, t, begin, r);

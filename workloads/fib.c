@@ -34,10 +34,31 @@ struct fib_node {
 	struct task task;		/* first; task.cont is the parent */
 	uint64_t result[2];		/* written by the children */
 	uint32_t nodes[2];		/* task nodes under each child, likewise */
-	uint8_t n;
-	uint8_t leaf_below;		/* max(2, cutoff): a node with n below it is a leaf */
-	uint8_t slot;
+	uint32_t shape;			/* n, height and slot (shape_of) */
 };
+
+/*
+ * A node's shape in one word: n (bits 0-7), its height n - leaf_below
+ * (leaf_below = max(2, cutoff): a node with n below it is a leaf) plus 128
+ * (bits 8-15, so that bit 15 is set exactly when the node forks), and the
+ * slot of the parent's result it fills (bit 16). n <= 60, so both fit a
+ * byte. A fork's children are n - 2 and n - 1 at heights 2 and 1 lower: a
+ * child's word is one subtraction from its parent's (a fork's height is at
+ * least 0, so the height byte does not borrow).
+ */
+#define SHAPE_FORKS 0x8000u
+#define SHAPE_SLOT_SHIFT 16
+#define SHAPE_CHILD(d) ((d) | (d) << 8)	/* n and height both d lower */
+
+static inline uint32_t shape_of(uint32_t n, uint32_t leaf_below, uint32_t slot)
+{
+	return n | (n + 128 - leaf_below) << 8 | slot << SHAPE_SLOT_SHIFT;
+}
+
+static inline uint32_t shape_n(uint32_t shape)
+{
+	return shape & 0xff;
+}
 
 struct fib {
 	uint32_t n, cutoff;
@@ -62,14 +83,11 @@ static const struct task_vtable fib_fork_vt, fib_join_vt, fib_leaf_vt;
 
 _Static_assert(sizeof(struct fib_node) <= TASKPOOL_BLOCK, "a fib node fits one block");
 
-static inline void node_init(struct fib_node *c, uint32_t n, uint32_t leaf_below,
-			     struct fib_node *parent, uint8_t slot)
+static inline void node_init(struct fib_node *c, uint32_t shape, struct fib_node *parent)
 {
-	task_init(&c->task, n < leaf_below ? &fib_leaf_vt : &fib_fork_vt);
+	task_init(&c->task, shape & SHAPE_FORKS ? &fib_fork_vt : &fib_leaf_vt);
 	c->task.cont = parent ? &parent->task : NULL;
-	c->n = (uint8_t)n;
-	c->leaf_below = (uint8_t)leaf_below;
-	c->slot = slot;
+	c->shape = shape;
 }
 
 /* The root is done: the answer and the node count. */
@@ -92,10 +110,10 @@ static inline enum task_poll fib_done(struct fib_node *node, struct worker *w, u
 	if (__builtin_expect(!parent, 0))
 		return fib_root_done(w, value, nodes);
 	/* The arrival's release carries these writes to the parent's next poll. */
-	parent->result[node->slot] = value;
-	parent->nodes[node->slot] = nodes;
-	rt_join_arrive(w->rt, w, &parent->task);
-	return TASK_DONE;
+	uint32_t slot = node->shape >> SHAPE_SLOT_SHIFT;
+	parent->result[slot] = value;
+	parent->nodes[slot] = nodes;
+	return rt_join_arrive_done(w, &parent->task);
 }
 
 /* The first poll of a node at or above the cutoff: both children, then
@@ -106,10 +124,10 @@ static enum task_poll fib_fork_poll(struct task *t, struct worker *w)
 	struct runtime *rt = w->rt;
 	/* The blocks first: only w and node live across a pool refill. */
 	struct fib_node *a = rt_task_alloc(rt, w, sizeof *a), *b = rt_task_alloc(rt, w, sizeof *b);
-	uint32_t n = node->n, leaf_below = node->leaf_below;
+	uint32_t shape = node->shape & ~(1u << SHAPE_SLOT_SHIFT);
 	node->task.vt = &fib_join_vt;
-	node_init(a, n - 2, leaf_below, node, 1);
-	node_init(b, n - 1, leaf_below, node, 0);
+	node_init(a, shape - SHAPE_CHILD(2) + (1u << SHAPE_SLOT_SHIFT), node);
+	node_init(b, shape - SHAPE_CHILD(1), node);
 	rt_spawn2(w, &a->task, &b->task);
 	return TASK_JOIN(2);
 }
@@ -126,16 +144,17 @@ static enum task_poll fib_join_poll(struct task *t, struct worker *w)
 static __attribute__((noinline)) enum task_poll fib_serial_node(struct fib_node *node,
 								 struct worker *w)
 {
-	return fib_done(node, w, fib_serial(node->n), 1);
+	return fib_done(node, w, fib_serial(shape_n(node->shape)), 1);
 }
 
 /* A leaf: n < 2, or a node below the cutoff (fib_serial_node). */
 static enum task_poll fib_leaf_poll(struct task *t, struct worker *w)
 {
 	struct fib_node *node = (struct fib_node *)t;
-	if (__builtin_expect(node->n >= 2, 0))
+	uint32_t n = shape_n(node->shape);
+	if (__builtin_expect(n >= 2, 0))
 		return fib_serial_node(node, w);
-	return fib_done(node, w, node->n, 1);
+	return fib_done(node, w, n, 1);
 }
 
 /* Three polls, one workload: each a TASKPOOL_BLOCK block, freed by the core. */
@@ -196,7 +215,7 @@ static void fib_start(void *inst, struct runtime *rt)
 	struct fib *f = inst;
 	f->nodes = 0;
 	struct fib_node *root = rt_task_alloc(rt, NULL, sizeof *root);
-	node_init(root, f->n, f->cutoff > 2 ? f->cutoff : 2, NULL, 0);
+	node_init(root, shape_of(f->n, f->cutoff > 2 ? f->cutoff : 2, 0), NULL);
 	rt_spawn_remote(rt, &root->task);
 }
 
