@@ -33,6 +33,20 @@ void sim_costs_use_work(struct sim_costs *c, const char *name)
 	c->work = i < 0 ? 0 : c->works[i].ns;
 }
 
+static int policy_entry(const struct sim_costs *c, const char *name)
+{
+	for (uint32_t i = 0; i < c->npolicy; i++)
+		if (strcmp(c->policies[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+uint64_t sim_costs_policy_poll(const struct sim_costs *c, const char *name)
+{
+	int i = policy_entry(c, name);
+	return i < 0 ? 0 : c->policies[i].ns;
+}
+
 int sim_costs_set(struct sim_costs *c, const char *name, uint64_t ns)
 {
 #define X(n, def, help)                                                      \
@@ -54,6 +68,17 @@ int sim_costs_set(struct sim_costs *c, const char *name, uint64_t ns)
 		c->works[i].ns = ns;
 		return 0;
 	}
+	if (strncmp(name, "poll.", 5) == 0 && name[5] && strlen(name + 5) < SIM_WORK_NAME) {
+		int i = policy_entry(c, name + 5);
+		if (i < 0) {
+			if (c->npolicy == SIM_WORK_MAX)
+				return -1;
+			i = (int)c->npolicy++;
+			snprintf(c->policies[i].name, SIM_WORK_NAME, "%s", name + 5);
+		}
+		c->policies[i].ns = ns;
+		return 0;
+	}
 	return -1;
 }
 
@@ -68,7 +93,7 @@ void sim_costs_names(char *buf, size_t len)
 	SIM_MODEL_COSTS(X)
 #undef X
 	if (off < len)
-		snprintf(buf + off, len - off, "%swork.WORKLOAD", off ? ", " : "");
+		snprintf(buf + off, len - off, "%swork.WORKLOAD, poll.POLICY", off ? ", " : "");
 }
 
 int sim_cost_parse(const char *text, uint64_t *out)
@@ -193,7 +218,7 @@ static int parse_line(char *line, char *name, size_t nlen, uint64_t *ns, char *e
 int sim_costs_load(struct sim_costs *c, const char *path, char *err, size_t len)
 {
 	static char buf[SIM_COSTS_FILE_MAX + 1];
-	bool seen[64 + SIM_WORK_MAX] = { false };
+	bool seen[64 + 2 * SIM_WORK_MAX] = { false };
 	char why[160], name[64];
 	size_t n;
 	int lineno = 0, costs = 0;
@@ -240,6 +265,15 @@ int sim_costs_load(struct sim_costs *c, const char *path, char *err, size_t len)
 					return -1;
 				}
 				k = 64 + work_find(c, name + 5);
+			}
+			if (k < 0 && strncmp(name, "poll.", 5) == 0) {
+				if (sim_costs_set(c, name, 0)) {
+					snprintf(err, len, "%s:%d: '%s': a bad or one too many "
+						 "poll.POLICY cost (at most %d)", path, lineno, name,
+						 SIM_WORK_MAX);
+					return -1;
+				}
+				k = 64 + SIM_WORK_MAX + policy_entry(c, name + 5);
 			}
 			if (k < 0) {
 				char names[512];

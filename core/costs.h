@@ -39,15 +39,18 @@
  * model"): a poll of a task whose data another worker touched last (it
  * spawned the task, polled it or arrived at its join), or that nobody
  * touched for `cold_after` ns, pays `cold_start`; a join arrival on a
- * parent another worker touched last pays `line_transfer`. Off in the
- * default table (both 0), so that runs with the defaults are what they
+ * parent another worker touched last pays `line_transfer`; a step that
+ * takes the global queue's lock last taken by another worker pays
+ * `lock_transfer`, during which the lock is busy. Off in the
+ * default table (all 0), so that runs with the defaults are what they
  * were before the model; a calibration sets them. Kept apart from
  * SIM_COSTS so that a result names them only when the model is on.
  */
 #define SIM_MODEL_COSTS(X)                                                                   \
 	X(cold_start, 0, "a poll of a task last touched on another worker or gone cold")     \
 	X(cold_after, 1000000, "how long a task's lines stay warm where they were touched")  \
-	X(line_transfer, 0, "a join arrival on a parent last touched on another worker")
+	X(line_transfer, 0, "a join arrival on a parent last touched on another worker")     \
+	X(lock_transfer, 0, "taking the global queue's lock last taken by another worker")
 
 /* Per-poll work of a workload, `work.NAME = ns` (at most this many). */
 #define SIM_WORK_MAX 32
@@ -70,6 +73,20 @@ struct sim_costs {
 		char name[SIM_WORK_NAME];
 		uint64_t ns;
 	} works[SIM_WORK_MAX];
+	/*
+	 * `poll.NAME = ns`: what a poll under policy NAME costs beyond the
+	 * mechanisms its counters show and volt's share of the rest (the
+	 * work.NAME entries are measured under volt): a figure a calibration
+	 * fits from each policy's 1-worker run (docs/sim.md), charged per
+	 * poll like the work. The sim engine resolves the entry of the
+	 * policy it runs (sim_costs_policy_poll); 0 if it has none.
+	 */
+	uint64_t policy_poll;	/* the running policy's, set by the sim engine */
+	uint32_t npolicy;
+	struct {
+		char name[SIM_WORK_NAME];
+		uint64_t ns;
+	} policies[SIM_WORK_MAX];
 };
 
 /*
@@ -90,16 +107,19 @@ static inline uint64_t sim_costs_mechanisms(const struct sim_costs *c,
 
 /* The work.NAME entry for workload `name` becomes the per-poll work. */
 void sim_costs_use_work(struct sim_costs *c, const char *name);
-/* Are any of the model's charges on (cold_start, line_transfer, work)? */
+/* The poll.NAME entry for policy `name`, 0 if there is none. */
+uint64_t sim_costs_policy_poll(const struct sim_costs *c, const char *name);
+/* Are any of the model's charges on (cold_start, line_transfer,
+ * lock_transfer, work, a poll.NAME entry)? */
 static inline bool sim_costs_model_on(const struct sim_costs *c)
 {
-	return c->cold_start || c->line_transfer || c->work;
+	return c->cold_start || c->line_transfer || c->lock_transfer || c->work || c->npolicy;
 }
 
 void sim_costs_default(struct sim_costs *c);
 /* Set cost `name` (without the "cost." prefix; work.NAME for a workload's
- * work, whose NAME the caller checks); -1 if there is no such cost or the
- * work table is full. */
+ * work, poll.NAME for a policy's poll, whose NAME the caller checks); -1 if
+ * there is no such cost or the table is full. */
 int sim_costs_set(struct sim_costs *c, const char *name, uint64_t ns);
 /* "a, b, c": the valid names, for error messages. */
 void sim_costs_names(char *buf, size_t len);

@@ -79,6 +79,11 @@ struct sim_engine {
 	struct rng rng;
 	uint64_t now;			/* the clock of the worker being stepped */
 	uint64_t lock_free_at;		/* the global-queue lock, as a resource */
+	/* With the model on: the global-queue lock's acquisition count when
+	 * last looked at (struct inject's `taken`) and the worker that took
+	 * it last (index + 1; 0: no worker yet). */
+	uint32_t lock_seen, lock_last;
+	bool lock_model;
 	struct runtime *rt;
 	uint64_t steps;
 	/* --explore: a seed perturbing tie-breaks and step costs (0: none) */
@@ -167,10 +172,16 @@ static void sim_unpark(struct engine *e, uint32_t id)
 }
 
 /* Take the global-queue lock `n` times at the worker's clock: wait while
- * another holds it, then hold it for the modeled time. */
-static uint64_t lock_cost(struct sim_engine *s, uint64_t clock, uint64_t n)
+ * another holds it, then hold it for the modeled time. `xfer` (the model's
+ * lock_transfer, or 0) comes first: the lock's lines on their way from the
+ * worker that held it last, during which nobody else has it either. */
+static uint64_t lock_cost(struct sim_engine *s, uint64_t clock, uint64_t n, uint64_t xfer)
 {
 	uint64_t t = clock;
+	if (xfer) {
+		t = (t > s->lock_free_at ? t : s->lock_free_at) + xfer;
+		s->lock_free_at = t;
+	}
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t start = t > s->lock_free_at ? t : s->lock_free_at;
 		t = start + s->costs.global_lock;
@@ -180,14 +191,15 @@ static uint64_t lock_cost(struct sim_engine *s, uint64_t clock, uint64_t n)
 }
 
 /*
- * The cache and migration model and the workloads' work (core/touch.h,
- * docs/sim.md): the cost of a worker's model counters and polls, linear
- * like the mechanisms' (0 with the model off: every term is then 0).
+ * The cache and migration model, the workloads' work and the policy's own
+ * per-poll cost (core/touch.h, docs/sim.md): the cost of a worker's model
+ * counters and polls, linear like the mechanisms' (0 with the model off:
+ * every term is then 0).
  */
 static inline uint64_t model_cost(const struct sim_costs *c, const struct worker_stats *st)
 {
 	return (st->cold_migrated + st->cold_aged) * c->cold_start +
-	       st->remote_joins * c->line_transfer + st->polls * c->work;
+	       st->remote_joins * c->line_transfer + st->polls * (c->work + c->policy_poll);
 }
 
 /* With the cache model on, every task a worker hands to its policy (a
@@ -198,6 +210,29 @@ static void sim_sched_local(struct worker *w, struct task *t, enum sched_kind ki
 	struct sim_worker *sw = &s->w[w->index];
 	t->touch = touch_word(w->index, sw->clock);
 	sw->sched_local(w, t, kind);
+}
+
+/*
+ * The model's lock transfer (docs/sim.md): did worker id's step take the
+ * global queue's lock (by any path: a batch, an overflow, a push, a
+ * policy's own use of it as sched.lock), and did another worker take it
+ * last? Then the step counts one remote_locks and pays lock_transfer
+ * (only the first taking of a step can be remote: the worker is the last
+ * holder after it). Takings outside any step (the harness's injection)
+ * fall into the next step's count.
+ */
+static uint64_t lock_transfer(struct sim_engine *s, uint32_t id)
+{
+	uint32_t taken = s->rt->inject.taken;
+	if (taken == s->lock_seen)
+		return 0;
+	s->lock_seen = taken;
+	bool remote = s->lock_last != 0 && s->lock_last != id + 1;
+	s->lock_last = id + 1;
+	if (!remote)
+		return 0;
+	s->rt->workers[id].st.remote_locks++;
+	return s->costs.lock_transfer;
 }
 
 /*
@@ -229,8 +264,9 @@ static bool charge(struct sim_engine *s, uint32_t id, uint64_t start)
 		cost = cost / 2 + (uint64_t)(((unsigned __int128)cost * rng_next(&s->rng)) >> 32);
 	}
 	sw->clock += cost;
-	if (locks)
-		sw->clock += lock_cost(s, start, locks);
+	uint64_t xfer = s->lock_model ? lock_transfer(s, id) : 0;
+	if (locks || xfer)
+		sw->clock += lock_cost(s, start, locks, xfer);
 	return progressed;
 }
 
@@ -275,6 +311,10 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	s->rt = rt;
 	s->now = 0;
 	s->lock_free_at = 0;
+	s->lock_seen = rt->inject.taken;
+	s->lock_last = 0;
+	s->lock_model = sim_costs_model_on(&s->costs);
+	s->costs.policy_poll = sim_costs_policy_poll(&s->costs, rt->policy->name);
 	s->steps = 0;
 	rng_seed(&s->rng, rt->cfg.seed ^ s->seed, 0x73696dull);
 	memset(s->w, 0, s->n * sizeof *s->w);

@@ -9,6 +9,7 @@
 void inject_init(struct inject *q)
 {
 	hlock_init(&q->lock);
+	q->taken = 0;
 	q->buf = malloc(INJECT_INITIAL_CAP * sizeof *q->buf);
 	CHECK_MSG(q->buf, "out of memory for the global queue");
 	q->cap = INJECT_INITIAL_CAP;

@@ -25,6 +25,11 @@ struct inject {
 	/* Also sched.lock for policies that keep idle lists under it (go,
 	 * tokio): inject_lock / inject_unlock. */
 	CACHE_ALIGNED struct hlock lock;
+	/* Acquisitions of the lock, modulo 2^32: written under it (a plain
+	 * increment on the line the lock's CAS has just taken), read by the
+	 * sim engine between steps to see whether a step took the lock, and
+	 * so whether its lines came from another worker (docs/sim.md). */
+	uint32_t taken;
 	struct task **buf;		/* under lock; capacity a power of two */
 	size_t cap, head;		/* under lock */
 	CACHE_ALIGNED _Atomic size_t len;	/* written under lock, read anywhere */
@@ -36,6 +41,7 @@ void inject_destroy(struct inject *q);
 static inline void inject_lock(struct inject *q)
 {
 	hlock_lock(&q->lock);
+	q->taken++;
 }
 
 static inline void inject_unlock(struct inject *q)

@@ -35,6 +35,14 @@
  *   park                    the same parker sharing CPU 1 with a thread
  *                           that yields in a loop: the time from the start
  *                           of its park to that thread getting the CPU
+ *   cold_start,             256 task-sized blocks written on CPU 0, read
+ *   line_transfer           and written (or added to) on CPU 1, less the
+ *                           same touches again
+ *   lock_transfer           256 global queues, one task pushed into each
+ *                           on CPU 0 and popped on CPU 1, less the same
+ *                           pops after CPU 1's own pushes (the queue's
+ *                           lines alone); the figure the sim uses is fitted
+ *                           afterwards (calibrate_policies)
  *
  * Single-thread figures are per-operation means over long runs of the
  * operation, less the clock reads around them and the bare loop, repeated
@@ -938,6 +946,129 @@ out:
 	return rc;
 }
 
+/* ---- the global queue's lines taken after another core: lock_transfer ---- */
+
+/* Queues per round: as many lock lines as the cold start's blocks. */
+#define LOCK_QUEUES COLD_BLOCKS
+
+struct lock_bench {
+	CACHE_ALIGNED _Atomic uint32_t go;	/* measurer -> pusher: round number */
+	CACHE_ALIGNED _Atomic uint32_t done;	/* pusher -> measurer: round number */
+	struct inject *q;
+	struct task *t;
+	uint32_t rounds;
+	int cpu;
+	bool pinned;
+};
+
+/* The other worker: every round, push one task into each queue (its lock,
+ * its head and length, the slot: the lines a worker's push writes). */
+static void *lock_pusher_main(void *arg)
+{
+	struct lock_bench *lb = arg;
+	lb->pinned = lb->cpu < 0 || pin(lb->cpu) == 0;
+	for (uint32_t r = 1; r <= lb->rounds; r++) {
+		uint32_t spins = 0;
+		/* Acquire pairs with the measurer's release: its pops of the
+		 * last round come before these pushes (the queues are empty). */
+		while (atomic_load_explicit(&lb->go, memory_order_acquire) != r)
+			relax(&spins);
+		for (uint32_t i = 0; i < LOCK_QUEUES; i++)
+			inject_push(&lb->q[i], &lb->t[i]);
+		/* Release: the pushes before the measurer's pops. */
+		atomic_store_explicit(&lb->done, r, memory_order_release);
+	}
+	return NULL;
+}
+
+/* Pop the one task of every queue, in the scattered order of the cold
+ * start's chain (no prefetcher streams it; each pop's locked CAS and
+ * exchange keep the next pop's misses from overlapping its own). */
+static uintptr_t lock_pop_all(struct inject *q)
+{
+	uintptr_t sum = 0;
+	uint32_t i = 0;
+	for (uint32_t k = 0; k < LOCK_QUEUES; k++) {
+		struct task *t = NULL;
+		CHECK(inject_pop_batch(&q[i], &t, 1) == 1);
+		sum += (uintptr_t)t;
+		i = ((k + 1) * 97u) % LOCK_QUEUES;
+	}
+	return sum;
+}
+
+/*
+ * The measured part of lock_transfer: a pop from a global queue whose
+ * lock, head, length and slot another CPU wrote last (its push), less the
+ * same pop on lines this CPU wrote last (its own push). What the queue's
+ * own lines add to a taking of its lock after another worker, uncontended;
+ * calibrate_policies fits the figure the sim uses (docs/sim.md).
+ */
+static int bench_lock(struct cal *c, struct calibrate_ns *ns, int cpu_pusher, int cpu_me)
+{
+	uint32_t n = c->reps * EVENTS_PER_REP;
+	struct lock_bench *lb = aligned_alloc(CACHE_LINE, sizeof *lb);
+	struct inject *q = aligned_alloc(CACHE_LINE, LOCK_QUEUES * sizeof *q);
+	struct task *t = calloc(LOCK_QUEUES, sizeof *t);
+	double *xfer = calloc(n, sizeof *xfer);
+	int rc = 0, inited = 0;
+	if (!lb || !q || !t || !xfer) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memset(lb, 0, sizeof *lb);
+	for (; inited < LOCK_QUEUES; inited++)
+		inject_init(&q[inited]);
+	atomic_init(&lb->go, 0);
+	atomic_init(&lb->done, 0);
+	lb->q = q;
+	lb->t = t;
+	lb->rounds = n;
+	lb->cpu = cpu_pusher;
+
+	cpu_set_t old;
+	pthread_getaffinity_np(pthread_self(), sizeof old, &old);
+	bool pinned = cpu_me < 0 || pin(cpu_me) == 0;
+	pthread_t pusher;
+	rc = -pthread_create(&pusher, NULL, lock_pusher_main, lb);
+	if (rc) {
+		pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+		goto out;
+	}
+	volatile uintptr_t sink = 0;
+	for (uint32_t r = 1; r <= n; r++) {
+		uint32_t spins = 0;
+		/* Release: our pops of the last round before its pushes. */
+		atomic_store_explicit(&lb->go, r, memory_order_release);
+		while (atomic_load_explicit(&lb->done, memory_order_acquire) != r)
+			relax(&spins);
+		uint64_t t0 = now_fenced(c);
+		sink += lock_pop_all(q);	/* lines the pusher wrote last */
+		uint64_t t1 = now_fenced(c);
+		for (uint32_t i = 0; i < LOCK_QUEUES; i++)
+			inject_push(&q[i], &t[i]);
+		uint64_t t2 = now_fenced(c);
+		sink += lock_pop_all(q);	/* the same, now written here */
+		uint64_t t3 = now_fenced(c);
+		xfer[r - 1] = ((double)(t1 - t0) - (double)(t3 - t2)) / LOCK_QUEUES;
+	}
+	(void)sink;
+	pthread_join(pusher, NULL);
+	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	c->pinned = c->pinned && pinned && lb->pinned;
+	ns->lock_transfer = median(xfer, n);
+	say(c, "global queue's lines written on another CPU: %.1f ns more per pop",
+	    ns->lock_transfer);
+out:
+	for (int i = 0; i < inited; i++)
+		inject_destroy(&q[i]);
+	free(lb);
+	free(q);
+	free(t);
+	free(xfer);
+	return rc;
+}
+
 /* ---- where and when ---- */
 
 static void describe_machine(struct calibration *cal)
@@ -970,6 +1101,8 @@ static int one_pass(struct cal *c, struct calibrate_ns *ns, int cpu_a, int cpu_b
 		rc = bench_park(c, ns, cpu_a, cpu_b);
 	if (rc == 0)
 		rc = bench_cold(c, ns, cpu_a, cpu_b);
+	if (rc == 0)
+		rc = bench_lock(c, ns, cpu_a, cpu_b);
 	return rc;
 }
 
@@ -1132,9 +1265,10 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 		   "# after it: its meaning, the default, the measured figure and its range\n",
 		cal->pinned ? "between CPUs 0 and 1" : "unpinned", cal->passes, cal->reps);
 #define X(name, def, help)                                                                   \
-	fprintf(f, "%-13s = %-6llu # %s (default %llu; measured %.2f, %.2f..%.2f)\n", #name, \
-		(unsigned long long)cal->costs.name, help, (unsigned long long)(def),        \
-		cal->ns.name, cal->lo.name, cal->hi.name);
+	if (!cal->lock_fitted || strcmp(#name, "lock_transfer") != 0)                        \
+		fprintf(f, "%-13s = %-6llu # %s (default %llu; measured %.2f, %.2f..%.2f)\n", \
+			#name, (unsigned long long)cal->costs.name, help,                    \
+			(unsigned long long)(def), cal->ns.name, cal->lo.name, cal->hi.name);
 	SIM_COSTS(X)
 	SIM_MODEL_COSTS(X)
 #undef X
@@ -1151,6 +1285,30 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 			(unsigned long long)whole_ns(cw->ns), cw->params ? cw->params : "defaults",
 			cw->run_ns_per_poll, cw->mech_ns_per_poll, cw->seq_ns_per_task);
 	}
+	if (cal->npolicy)
+		fprintf(f, "# fitted, not measured: each policy's own cost per poll beyond the "
+			   "mechanisms above\n# and volt's share of the work, the fastest of its "
+			   "1-worker %s (%s) runs per poll\n# less the 1-worker sim's (volt: 0 by "
+			   "construction)\n", CALIBRATE_FIT_WORKLOAD, CALIBRATE_FIT_PARAMS);
+	for (uint32_t i = 0; i < cal->npolicy; i++) {
+		const struct calibrate_policy *cp = &cal->policy[i];
+		char name[64];
+		snprintf(name, sizeof name, "poll.%s", cp->policy);
+		fprintf(f, "%-22s = %-6llu # run %.1f, sim without it %.1f ns per poll\n", name,
+			(unsigned long long)whole_ns(cp->ns), cp->run_ns_per_poll,
+			cp->sim_ns_per_poll);
+	}
+	if (cal->lock_fitted)
+		fprintf(f, "# fitted, not measured: the lock transfer that makes the 2-worker sim of "
+			   "%s on %s (%s)\n# land on its fastest 2-worker run (of %u): run %.2f ms, "
+			   "sim %.2f ms (%.2f ms without it)\n%-13s = %-6llu # %s (default 0; the "
+			   "queue's lines alone measured %.2f, %.2f..%.2f)\n",
+			CALIBRATE_FIT_LOCK_POLICY, CALIBRATE_FIT_WORKLOAD, CALIBRATE_FIT_PARAMS,
+			cal->lock_runs, cal->lock_run_ns / 1e6, cal->lock_sim_ns / 1e6,
+			cal->lock_sim0_ns / 1e6, "lock_transfer",
+			(unsigned long long)cal->costs.lock_transfer,
+			"taking the global queue's lock last taken by another worker",
+			cal->ns.lock_transfer, cal->lo.lock_transfer, cal->hi.lock_transfer);
 }
 
 int calibrate_file_commit(struct calibrate_file *cf, const struct calibration *cal, char *err,
@@ -1224,19 +1382,20 @@ static int work_params(const struct workload *wl, const char *params, double *pv
 	return wl->resolve ? wl->resolve(pv, given, err, sizeof err) : 0;
 }
 
-/* One 1-worker run under volt, on the threads engine or (costs given) the
- * sim with those costs: makespan and counters. */
-static int work_run(const struct workload *wl, const double *pv, const struct sim_costs *costs,
-		    uint64_t *ns, struct worker_stats *st)
+/* One run of policy `p` on `workers` workers, on the threads engine or
+ * (costs given) the sim with those costs: makespan and counters. */
+static int policy_run(const struct policy *p, uint32_t workers, const struct workload *wl,
+		      const double *pv, const struct sim_costs *costs, uint64_t *ns,
+		      struct worker_stats *st)
 {
-	const struct policy *p = policy_find("volt");
 	double kv[64];
 	char err[256];
 	CHECK(p && p->nknobs <= 64);
 	knob_defaults(p->knobs, p->nknobs, kv);
-	struct rt_config cfg = { .workers = 1, .seed = 1, .sample_period = 0, .hist_digits = 2,
-				 .watchdog_ns = 0 };
-	struct engine *e = costs ? engine_sim_create(1, costs, 0) : engine_threads_create(1);
+	struct rt_config cfg = { .workers = workers, .seed = 1, .sample_period = 0,
+				 .hist_digits = 2, .watchdog_ns = 0 };
+	struct engine *e = costs ? engine_sim_create(workers, costs, 0) :
+				   engine_threads_create(workers);
 	struct runtime *rt;
 	if (!e)
 		return -ENOMEM;
@@ -1245,7 +1404,7 @@ static int work_run(const struct workload *wl, const double *pv, const struct si
 		e->ops->destroy(e);
 		return rc;
 	}
-	rt->user = wl->create(pv, 1, 1);
+	rt->user = wl->create(pv, workers, 1);
 	if (!rt->user) {
 		rt_destroy(rt);
 		e->ops->destroy(e);
@@ -1264,6 +1423,13 @@ static int work_run(const struct workload *wl, const double *pv, const struct si
 	rt_destroy(rt);
 	e->ops->destroy(e);
 	return rc;
+}
+
+/* One 1-worker run under volt (the work's reference). */
+static int work_run(const struct workload *wl, const double *pv, const struct sim_costs *costs,
+		    uint64_t *ns, struct worker_stats *st)
+{
+	return policy_run(policy_find("volt"), 1, wl, pv, costs, ns, st);
 }
 
 /* A 1-worker run shorter than this is repeated until the runs add up to it
@@ -1361,4 +1527,134 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 	free(seq);
 	free(run);
 	return rc;
+}
+
+/* ---- fitted figures: each policy's own per poll, the lock transfer ---- */
+
+/* The fastest of at least `reps` threads runs (more until they add up to
+ * WORK_MIN_TOTAL_NS, at most `cap`): interference only ever adds. */
+static int fastest_run(const struct policy *p, uint32_t workers, const struct workload *wl,
+		       const double *pv, uint32_t reps, uint32_t cap, uint64_t *best,
+		       uint32_t *runs)
+{
+	uint64_t total = 0;
+	struct worker_stats st;
+	int rc = 0;
+	uint32_t n = 0;
+	*best = UINT64_MAX;
+	for (; rc == 0 && (n < reps || (total < WORK_MIN_TOTAL_NS && n < cap)); n++) {
+		uint64_t ns;
+		rc = policy_run(p, workers, wl, pv, NULL, &ns, &st);
+		total += ns;
+		*best = ns < *best ? ns : *best;
+	}
+	*runs = n;
+	return rc;
+}
+
+int calibrate_policies(struct calibration *cal, uint32_t reps, FILE *log)
+{
+	struct cal c = { .log = log };
+	const struct workload *wl = workload_find(CALIBRATE_FIT_WORKLOAD);
+	double pv[64];
+	reps = reps ? reps : 1;
+	uint32_t cap = reps > WORK_REPS_MAX ? reps : WORK_REPS_MAX;
+	CHECK(wl && wl->nparams <= 64);
+	if (work_params(wl, CALIBRATE_FIT_PARAMS, pv) != 0)
+		return -EINVAL;
+	/* The sim's costs as the file gives them, the workloads' work with
+	 * them (whole ns, as written). */
+	for (uint32_t i = 0; i < cal->nwork; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "work.%s", cal->work[i].workload);
+		CHECK(sim_costs_set(&cal->costs, name, whole_ns(cal->work[i].ns)) == 0);
+	}
+	struct sim_costs costs = cal->costs;
+	sim_costs_use_work(&costs, wl->name);
+	cal->npolicy = 0;
+	int rc = 0;
+	for (size_t i = 0; policy_table[i] && rc == 0; i++) {
+		const struct policy *p = policy_table[i];
+		/* volt's is 0 by construction: the work is measured under it. */
+		if (p->test_only || strcmp(p->name, "volt") == 0 ||
+		    cal->npolicy == CALIBRATE_POLICIES)
+			continue;
+		struct calibrate_policy *cp = &cal->policy[cal->npolicy];
+		uint64_t run, sim;
+		uint32_t runs;
+		struct worker_stats st;
+		rc = fastest_run(p, 1, wl, pv, reps, cap, &run, &runs);
+		if (rc == 0)
+			rc = policy_run(p, 1, wl, pv, &costs, &sim, &st);
+		if (rc)
+			break;
+		double polls = st.polls ? (double)st.polls : 1;
+		cp->policy = p->name;
+		cp->run_ns_per_poll = (double)run / polls;
+		cp->sim_ns_per_poll = (double)sim / polls;
+		cp->ns = fmax(cp->run_ns_per_poll - cp->sim_ns_per_poll, 0);
+		char name[64];
+		snprintf(name, sizeof name, "poll.%s", p->name);
+		CHECK(sim_costs_set(&cal->costs, name, whole_ns(cp->ns)) == 0);
+		say(&c, "poll.%s: %.1f ns per poll (fastest of %u 1-worker %s runs %.1f ns per "
+		    "poll, the sim %.1f)", p->name, cp->ns, runs, wl->name, cp->run_ns_per_poll,
+		    cp->sim_ns_per_poll);
+		cal->npolicy++;
+	}
+	if (rc || cal->cpus < 2)
+		return rc;
+
+	/*
+	 * lock_transfer: go's 2-worker run, whose every schedule takes the
+	 * global queue's lock (wakep), against the sim of it at the costs
+	 * above (its own per-poll figure included), the transfer searched
+	 * for by secant steps from the measured lines' figure until the sim
+	 * lands within 2% of the run.
+	 */
+	const struct policy *go = policy_find(CALIBRATE_FIT_LOCK_POLICY);
+	uint64_t run2;
+	uint32_t runs2;
+	CHECK(go);
+	rc = fastest_run(go, 2, wl, pv, reps, cap, &run2, &runs2);
+	if (rc)
+		return rc;
+	costs = cal->costs;
+	sim_costs_use_work(&costs, wl->name);
+	struct worker_stats st;
+	double x0 = 0, x1 = fmax(cal->ns.lock_transfer, 1) * 4, s0, s1;
+	uint64_t sim;
+	costs.lock_transfer = 0;
+	if ((rc = policy_run(go, 2, wl, pv, &costs, &sim, &st)))
+		return rc;
+	s0 = (double)sim;
+	cal->lock_sim0_ns = s0;
+	double x = 0;
+	if (s0 < (double)run2) {
+		for (int k = 0; k < 6; k++) {
+			costs.lock_transfer = whole_ns(x1);
+			if ((rc = policy_run(go, 2, wl, pv, &costs, &sim, &st)))
+				return rc;
+			s1 = (double)sim;
+			x = x1;
+			if (fabs(s1 - (double)run2) < 0.02 * (double)run2 || s1 == s0)
+				break;
+			double next = x1 + ((double)run2 - s1) * (x1 - x0) / (s1 - s0);
+			x0 = x1;
+			s0 = s1;
+			x1 = fmin(fmax(next, 1), (double)SIM_COST_MAX_NS);
+		}
+	}
+	cal->lock_fitted = true;
+	cal->lock_run_ns = (double)run2;
+	cal->lock_sim_ns = (double)sim;
+	cal->lock_runs = runs2;
+	cal->costs.lock_transfer = whole_ns(x);
+	if (x < 1)
+		cal->costs.lock_transfer = 0;
+	say(&c, "lock_transfer: %llu ns per taking after another worker (%s's fastest of %u "
+	    "2-worker %s runs %.1f ms, the sim %.1f ms with it, %.1f ms without; the queue's "
+	    "lines alone %.1f ns)", (unsigned long long)cal->costs.lock_transfer, go->name,
+	    runs2, wl->name, (double)run2 / 1e6, cal->lock_sim_ns / 1e6, cal->lock_sim0_ns / 1e6,
+	    cal->ns.lock_transfer);
+	return 0;
 }

@@ -54,6 +54,25 @@ struct calibrate_work {
 	uint64_t polls;
 };
 
+/*
+ * Fitted figures (calibrate_policies, after the workloads): each policy's
+ * own per-poll cost, poll.NAME, the fastest of its 1-worker threads runs of
+ * CALIBRATE_FIT_WORKLOAD less the 1-worker sim's of it (volt's is 0 by
+ * construction), and lock_transfer, searched for until the 2-worker sim of
+ * CALIBRATE_FIT_LOCK_POLICY on the same workload lands on its fastest
+ * 2-worker threads run. The other workloads' cells are the check.
+ */
+#define CALIBRATE_POLICIES 16
+#define CALIBRATE_FIT_WORKLOAD "fib"
+#define CALIBRATE_FIT_PARAMS "n=30"
+#define CALIBRATE_FIT_LOCK_POLICY "go"
+struct calibrate_policy {
+	const char *policy;
+	double run_ns_per_poll;		/* the fastest 1-worker run's makespan per poll */
+	double sim_ns_per_poll;		/* the 1-worker sim's without the figure */
+	double ns;			/* run - sim, at least 0 */
+};
+
 struct calibration {
 	struct sim_costs costs;		/* whole ns, each at least 1 */
 	struct calibrate_ns ns;		/* the measured figures before rounding */
@@ -67,6 +86,11 @@ struct calibration {
 	char cpu[128];
 	uint32_t nwork;
 	struct calibrate_work work[CALIBRATE_WORKLOADS];
+	uint32_t npolicy;
+	struct calibrate_policy policy[CALIBRATE_POLICIES];
+	bool lock_fitted;		/* lock_transfer is the fit, not the measurement */
+	double lock_run_ns, lock_sim_ns, lock_sim0_ns;	/* the fit's run, sim, sim at 0 */
+	uint32_t lock_runs;
 };
 
 /*
@@ -83,6 +107,10 @@ struct calibrate_work_spec {
 };
 int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 			   const struct calibrate_work_spec *spec, uint32_t n);
+
+/* The fitted figures above, into cal->costs (after the workloads' work).
+ * 0 or -errno. */
+int calibrate_policies(struct calibration *cal, uint32_t reps, FILE *log);
 
 /* A 1-worker run of `spec` under volt on the sim with `costs`: its
  * makespan and polls. 0 or -errno. */

@@ -722,6 +722,14 @@ static int apply_cost_sets(struct cli *c, char *err, size_t len)
 			return fail(err, len, "cost work.%s: no workload %s (valid: %s)",
 				    c->costs.works[i].name, c->costs.works[i].name, valid);
 		}
+	/* A poll.NAME cost is a policy's: NAME must be one. */
+	for (uint32_t i = 0; i < c->costs.npolicy; i++)
+		if (!policy_find(c->costs.policies[i].name)) {
+			char valid[512];
+			valid_policies(valid, sizeof valid);
+			return fail(err, len, "cost poll.%s: no policy %s (valid: %s)",
+				    c->costs.policies[i].name, c->costs.policies[i].name, valid);
+		}
 	sim_costs_use_work(&c->costs, c->wl->name);
 	return 0;
 }

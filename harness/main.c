@@ -536,6 +536,8 @@ static int run_calibrate(const char *path, bool quiet)
 	int rc = calibrate_costs(&cal, CALIBRATE_PASSES, CALIBRATE_REPS, quiet ? NULL : stderr);
 	if (rc == 0)
 		rc = calibrate_workloads(&cal, CALIBRATE_WORK_REPS, quiet ? NULL : stderr);
+	if (rc == 0)
+		rc = calibrate_policies(&cal, CALIBRATE_WORK_REPS, quiet ? NULL : stderr);
 	if (rc) {
 		outfile_abort(&of);
 		snprintf(err, sizeof err, "calibration failed: %s", strerror(-rc));

@@ -383,13 +383,20 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		return;
 	const struct sim_costs *c = cfg->costs;
 	const struct worker_stats *s = &res->total;
+	uint64_t pp = sim_costs_policy_poll(c, cfg->policy->name);
+	if (pp)
+		fprintf(f, "sim model: %s's own per poll %.3f ms (%" PRIu64 " polls x %" PRIu64
+			   " ns, fitted: poll.%s)\n", cfg->policy->name,
+			(double)(s->polls * pp) / 1e6, s->polls, pp, cfg->policy->name);
 	fprintf(f, "sim model: work %.3f ms (%" PRIu64 " polls x %" PRIu64 " ns), cold starts "
 		   "%.3f ms (%" PRIu64 " migrated + %" PRIu64 " aged x %" PRIu64 " ns), line "
-		   "transfers %.3f ms (%" PRIu64 " remote joins x %" PRIu64 " ns), over all trials "
-		   "and workers\n", (double)(s->polls * c->work) / 1e6, s->polls, c->work,
+		   "transfers %.3f ms (%" PRIu64 " remote joins x %" PRIu64 " ns), lock transfers "
+		   "%.3f ms (%" PRIu64 " remote locks x %" PRIu64 " ns), over all trials and "
+		   "workers\n", (double)(s->polls * c->work) / 1e6, s->polls, c->work,
 		(double)((s->cold_migrated + s->cold_aged) * c->cold_start) / 1e6, s->cold_migrated,
 		s->cold_aged, c->cold_start, (double)(s->remote_joins * c->line_transfer) / 1e6,
-		s->remote_joins, c->line_transfer);
+		s->remote_joins, c->line_transfer, (double)(s->remote_locks * c->lock_transfer) / 1e6,
+		s->remote_locks, c->lock_transfer);
 }
 
 void report_summary(FILE *f, const struct run_config *cfg, const struct run_result *res)
@@ -522,6 +529,9 @@ static json_t *config_json(const struct run_config *cfg, const struct run_result
 			SIM_MODEL_COSTS(X)
 #undef X
 			rc |= put(m, "work", json_integer((json_int_t)cfg->costs->work));
+			rc |= put(m, "policy_poll",
+				  json_integer((json_int_t)sim_costs_policy_poll(cfg->costs,
+										cfg->policy->name)));
 			rc |= put(o, "sim_model_ns", m);
 		}
 		if (cfg->costs_file)
@@ -592,7 +602,10 @@ static json_t *sim_model_json(const struct run_config *cfg, const struct worker_
 #undef X
 	rc |= put(ns, "cold_start", jint((s->cold_migrated + s->cold_aged) * c->cold_start));
 	rc |= put(ns, "line_transfer", jint(s->remote_joins * c->line_transfer));
+	rc |= put(ns, "lock_transfer", jint(s->remote_locks * c->lock_transfer));
 	rc |= put(ns, "work", jint(s->polls * c->work));
+	rc |= put(ns, "policy_poll",
+		  jint(s->polls * sim_costs_policy_poll(c, cfg->policy->name)));
 	rc |= put(o, "counters_total", n);
 	rc |= put(o, "charged_ns", ns);
 	return done(o, rc);

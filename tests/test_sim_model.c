@@ -16,7 +16,12 @@
  *   - a join arrival on a root last touched by another worker (its poll,
  *     or the previous arrival) is a remote join, a local one is not;
  *   - on one worker a task queued for longer than cold_after is a cold
- *     (aged) start, and each charge adds exactly its cost to the makespan.
+ *     (aged) start, and each charge adds exactly its cost to the makespan
+ *     (the policy's own poll.NAME figure too);
+ *   - under central-queue, whose every task passes through the global
+ *     queue, a step that takes the queue's lock after another worker took
+ *     it last is a remote lock, one after the same worker is not (the book:
+ *     the workers that took it, in the order of the polls that did).
  */
 #include "core/costs.h"
 #include "run_util.h"
@@ -44,6 +49,9 @@ struct mt {
 	uint32_t root_polls;
 	uint32_t arrival[MAXK];
 	uint32_t narrivals;
+	/* Every poll's worker, in the order the sim ran them. */
+	uint32_t poller[MAXK + 2];
+	uint32_t npolls;
 };
 
 static const struct task_vtable mt_child_vt, mt_root_vt;
@@ -53,6 +61,7 @@ static enum task_poll mt_child_poll(struct task *t, struct worker *w)
 	struct mt_task *c = (struct mt_task *)t;
 	struct mt *m = c->m;
 	c->poller = w->index;
+	m->poller[m->npolls++] = w->index;
 	/* Uneven children: the two workers' arrivals do not alternate in
 	 * lock step. */
 	rt_compute(w, m->compute_ns + (uint64_t)(c - m->child) % 3 * 7000);
@@ -69,6 +78,7 @@ static enum task_poll mt_root_poll(struct task *t, struct worker *w)
 {
 	struct mt *m = ((struct mt_task *)t)->m;
 	m->root_poller[m->root_polls++] = w->index;
+	m->poller[m->npolls++] = w->index;
 	if (m->root_polls == 2) {
 		rt_finish(w->rt, w);
 		return TASK_DONE;
@@ -115,7 +125,7 @@ static void mt_run(const char *policy, uint32_t workers, uint64_t seed, const st
 	struct runtime *rt;
 	if (rt_create(&rt, &cfg, p, kv, e, err, sizeof err) != 0)
 		TEST_FAIL("rt_create: %s", err);
-	m->done = m->root_polls = m->narrivals = 0;
+	m->done = m->root_polls = m->narrivals = m->npolls = 0;
 	ASSERT_EQ(e->ops->run(e, rt, mt_start, m), 0);
 	o->makespan = rt->end_ns - rt->start_ns;
 	rt_total_stats(rt, &o->tot);
@@ -226,6 +236,14 @@ static void charges_add_exactly(void)
 	ASSERT_U64_EQ(b.makespan, a.makespan + 700 * b.tot.cold_aged);
 	/* The run ends inside the last poll (rt_finish), before its charge. */
 	ASSERT_U64_EQ(d.makespan, b.makespan + 50 * (d.tot.polls - 1));
+	/* The policy's own per-poll figure is charged like the work, and only
+	 * the running policy's entry. */
+	struct sim_costs pol = both;
+	ASSERT_EQ(sim_costs_set(&pol, "poll.go", 900), 0);
+	ASSERT_EQ(sim_costs_set(&pol, "poll.volt", 20), 0);
+	struct model_out e;
+	mt_run("volt", 1, 1, &pol, &m, &e);
+	ASSERT_U64_EQ(e.makespan, d.makespan + 20 * (e.tot.polls - 1));
 	/* With a threshold above the run, nothing ages. */
 	model_costs(&cold, 700, 0, SIM_COST_MAX_NS);
 	mt_run("volt", 1, 1, &cold, &m, &b);
@@ -233,10 +251,67 @@ static void charges_add_exactly(void)
 	ASSERT_U64_EQ(b.makespan, a.makespan);
 }
 
+/*
+ * Fan-out on 2 workers under central-queue: the root's poll took the lock
+ * (its pop, its children's pushes), then each child's (its pop); a queue
+ * found empty is not locked (the length's hint). So the takings, step by
+ * step, are the polls in order, and a step is a remote lock exactly when
+ * its worker is not the previous poll's (the harness's injection of the
+ * root, outside any step, counts with the first). On 1 worker: none. Each
+ * remote lock adds lock_transfer to its worker's clock: with the cost
+ * raised, a run whose schedule stays the same is that much longer.
+ */
+static void remote_lock_pays_transfer(void)
+{
+	struct sim_costs c;
+	model_costs(&c, 0, 0, SIM_COST_MAX_NS);
+	c.lock_transfer = 500;
+	uint32_t remote_seen = 0, local_seen = 0;
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		static struct mt m = { .k = 24, .compute_ns = 20000 };
+		struct model_out o;
+		mt_run("central-queue", 2, seed, &c, &m, &o);
+		ASSERT_EQ(m.npolls, m.k + 1);
+		uint32_t remote = 0;
+		for (uint32_t i = 1; i < m.npolls; i++)
+			remote += m.poller[i] != m.poller[i - 1];
+		ASSERT_U64_EQ(o.tot.remote_locks, remote);
+		remote_seen += remote;
+		local_seen += m.npolls - 1 - remote;
+	}
+	ASSERT(remote_seen > 0 && local_seen > 0);
+	fprintf(stderr, "    %u remote and %u local lock takings\n", remote_seen, local_seen);
+
+	static struct mt one = { .k = 24, .compute_ns = 20000 };
+	struct model_out a, b;
+	mt_run("central-queue", 1, 1, &c, &one, &a);
+	ASSERT_U64_EQ(a.tot.remote_locks, 0);
+	/* The model on (work), the cost 0: counted, and charged nothing;
+	 * at 5 us the same takings (the children outlast the transfers, so
+	 * the order stays) make the run longer by at least the slower
+	 * worker's share, and by no more than all of them. */
+	struct sim_costs zero = c, more = c;
+	zero.lock_transfer = 0;
+	zero.work = 1;
+	more.lock_transfer = 5000;
+	more.work = 1;
+	static struct mt m2 = { .k = 24, .compute_ns = 200000 };
+	mt_run("central-queue", 2, 1, &zero, &m2, &a);
+	uint32_t order[MAXK + 2];
+	memcpy(order, m2.poller, sizeof order);
+	mt_run("central-queue", 2, 1, &more, &m2, &b);
+	ASSERT(a.tot.remote_locks > 0);
+	ASSERT_U64_EQ(b.tot.remote_locks, a.tot.remote_locks);
+	ASSERT(memcmp(order, m2.poller, sizeof order) == 0);
+	ASSERT(b.makespan >= a.makespan + 5000 * (b.tot.remote_locks / 2));
+	ASSERT(b.makespan <= a.makespan + 5000 * b.tot.remote_locks);
+}
+
 int main(void)
 {
 	RUN(stolen_pays_cold_start);
 	RUN(remote_join_pays_transfer);
 	RUN(charges_add_exactly);
+	RUN(remote_lock_pays_transfer);
 	return 0;
 }
