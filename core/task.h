@@ -239,8 +239,11 @@ static inline bool task_poll_end(struct task *t, uint32_t begin, uint32_t joins)
 {
 	/* The first attempt expects the word read at begin: no wake or
 	 * arrival came meanwhile, so only this poll's own joins can make it
-	 * run again (none left to await). Orderings as in the loop below,
-	 * which a failed attempt enters with the current word. */
+	 * run again (none left to await). The CAS races with wakes and join
+	 * arrivals (their release RMWs on the word): release publishes this
+	 * poll's writes to the next waker, as in the loop; a failure, with
+	 * acquire, reads the word they left and takes in their writes, and
+	 * the loop goes on from it. */
 	uint32_t cur = begin, first = task_joins_add(begin, (int32_t)joins);
 	bool first_again = joins && task_joins_zero(first);
 	if (!first_again)
