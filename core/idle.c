@@ -5,6 +5,15 @@
 _Atomic uint64_t idle_tsan_fence_word;
 #endif
 
+/*
+ * A claimer has lost its race for a bit and not yet undone its searcher
+ * count: nothing here. tests/test_idle.c compiles this file with its own
+ * definition, to run other workers' steps at that point.
+ */
+#ifndef IDLE_CLAIM_LOST
+#define IDLE_CLAIM_LOST(s) ((void)0)
+#endif
+
 void idle_init(struct idle *s, uint32_t num_workers)
 {
 	/* More workers than bits is allowed here; policies that use the
@@ -76,6 +85,7 @@ static inline __attribute__((always_inline)) int claim(struct idle *s, idle_pick
 		 * our count) rather than at what the fetch-and returned. The
 		 * spin model (tests/model) finds the lost wakeup without it.
 		 */
+		IDLE_CLAIM_LOST(s);
 		uint32_t was = atomic_fetch_sub_explicit(&s->num_searching, 1, memory_order_seq_cst);
 		bm = was == 1 ? atomic_load_explicit(&s->parked_bitmap, memory_order_seq_cst)
 			      : prev & ~mask;
