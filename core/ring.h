@@ -328,6 +328,19 @@ static inline void ring_steal_release(struct ring *src, const struct ring_steal 
 	}
 }
 
+/*
+ * Have src's owner's pushes reached the claimed slots since the claim, so
+ * that what a copy reads there is no longer the claimed tasks? Never while
+ * the thief holds `steal` at the claim (the owner's room counts from it);
+ * after the claimed slots are released, pushes may wrap onto them. For a
+ * checker between the phases (the simulator, exploring: policies/volt.c),
+ * where every worker runs on one thread: relaxed, it orders nothing.
+ */
+static inline bool ring_steal_overwritten(struct ring *src, const struct ring_steal *st)
+{
+	return atomic_load_explicit(&src->tail, memory_order_relaxed) - st->real > RING_CAP;
+}
+
 /* Publish the k-1 copied tasks to thieves of dst (release: pairs with their
  * acquire load of tail, so they see the copies). */
 static inline void ring_steal_publish(struct ring *dst, const struct ring_steal *st)

@@ -370,9 +370,20 @@ void rt_dump(struct runtime *rt, FILE *f, const struct rt_snapshot *snap, bool s
 enum step { STEP_RAN, STEP_IDLE, STEP_PARK, STEP_EXIT, STEP_POLLED };
 enum step worker_step(struct worker *w, uint64_t *park_timeout_ns);
 /* The same tick one poll at a time, for an engine that interleaves workers
- * at poll granularity: STEP_POLLED after a poll inside the tick, otherwise
+ * at poll granularity: STEP_POLLED after a poll inside the tick, STEP_IDLE
+ * inside the tick after a find_work that returned FIND_WORK_BUSY, otherwise
  * what worker_step returns when the tick ends. */
 enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns);
+
+/*
+ * What find_work returns, on the simulation engine while exploring only,
+ * after one step of shared-memory work that is not a poll (a phase of a
+ * steal: policies/volt.c). The step counts as an idle one and the tick
+ * stays open, so the worker's next step goes straight back to find_work,
+ * with no maintenance, tick_end or park in between. Never a task.
+ */
+extern struct task find_work_busy;
+#define FIND_WORK_BUSY (&find_work_busy)
 /* The engine's park returned. */
 void worker_unparked(struct worker *w, enum park_wake how);
 

@@ -41,6 +41,8 @@ void worker_run_task(struct worker *w, struct task *t)
 	poll_pending(w, t, begin, r);
 }
 
+struct task find_work_busy;
+
 /* Start a tick: maintenance the Volt way unless the policy does its own,
  * then the policy's budget for the tick. */
 void worker_tick_open(struct worker *w)
@@ -185,6 +187,8 @@ enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
 	}
 	if (w->tick_polls < w->tick_budget) {
 		struct task *t = p->find_work(w);
+		if (__builtin_expect(t == FIND_WORK_BUSY, 0))
+			return STEP_IDLE;
 		if (t) {
 			/* The simulation engine charges each step by the
 			 * counters it moved: count the poll now. */

@@ -106,7 +106,7 @@ static const struct opt opts[] = {
 	  "deterministic, any count" },
 	{ "explore", OPT_EXPLORE, true, false, "N",
 	  "sim: N runs with different tie-break seeds, checking every step; report the first "
-	  "lost task, double run, stall or broken idle invariant with its seed" },
+	  "lost task, double run, stall or broken invariant (idle protocol, ring) with its seed" },
 	{ "explore-seed", OPT_EXPLORE_SEED, true, false, "S",
 	  "sim: one exploring run with tie-break seed S (reproduces an --explore finding)" },
 	{ "costs", OPT_COSTS, true, false, "PATH",

@@ -170,8 +170,9 @@ void run_result_free(struct run_result *res);
 /*
  * One simulated run for --explore: cfg with cfg->explore_seed, checked for
  * a wrong answer or a lost or extra task (-EIO), a stall (-ETIMEDOUT) and a
- * broken idle invariant (-EPROTO), with one line in err. A task run twice
- * aborts the process (the caller runs this in a child).
+ * broken invariant of the idle protocol or of a ring (-EPROTO), with one
+ * line in err. A task run twice aborts the process (the caller runs this
+ * in a child).
  */
 int driver_explore_one(const struct run_config *cfg, char *err, size_t len);
 

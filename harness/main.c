@@ -469,7 +469,7 @@ static const char *explore_what(int code)
 	switch (code) {
 	case 1: return "a wrong answer or a lost task";
 	case 3: return "a stall";
-	case 4: return "a broken idle invariant (a lost wakeup in the making)";
+	case 4: return "a broken invariant (of the sleep protocol: a lost wakeup in the making; or of a ring: a steal taking what is not there)";
 	default: return code > 128 ? "a crash (a failed check, e.g. a task run twice)" : "a failure";
 	}
 }

@@ -399,6 +399,6 @@ const struct policy policy_locality = {
 	.tick_end = volt_tick_end,
 	.park = volt_park,
 	.unparked = volt_unparked,
-	.check_idle = rt_idle_check_global,
+	.check_idle = volt_check_idle,
 	.dump = locality_dump,
 };

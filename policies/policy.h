@@ -30,7 +30,10 @@
  *                   worker 0 polls the timers and every worker polls I/O,
  *                   and worker 0 parks no longer than the next event.
  *   find_work       owner; returns the next task to poll or NULL. May steal
- *                   (other workers' rings through ring_steal_into only).
+ *                   (other workers' rings through ring_steal_into, or its
+ *                   phases, ring_steal_*, only). Exploring on the simulation
+ *                   engine it may also return FIND_WORK_BUSY (runtime.h):
+ *                   one phase of a steal done, the tick goes on next step.
  *   step            owner, optional: one tick of the threads engine's worker
  *                   step with this policy's find_work inlined, always
  *                   worker_step_with(w, timeout, FIND_WORK) of

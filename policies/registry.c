@@ -13,6 +13,8 @@ const struct policy *const policy_table[] = {
 	&policy_volt,
 	&policy_volt_broken,	/* test-only: listed apart, not in --policy=all */
 	&policy_volt_timeout_race,	/* test-only */
+	&policy_volt_ring_early_release,	/* test-only */
+	&policy_volt_ring_early_publish,	/* test-only */
 	&policy_fixed_interval_61,
 	&policy_steal_one,
 	&policy_tokio,

@@ -67,6 +67,25 @@ static const struct knob_enum volt_names[] = {
 #define PREFETCH_MAX 64
 #define CAP_DEN 1000u
 
+/* The phases of a steal (core/ring.h: ring_steal_claim, _copy, _release,
+ * _publish), and the orders a steal runs them in. */
+enum { PH_CLAIM, PH_COPY, PH_RELEASE, PH_PUBLISH, PH_N };
+/* ring_steal_into's: copy the claimed slots out, release them, publish. */
+static const uint8_t order_real[PH_N] = { PH_CLAIM, PH_COPY, PH_RELEASE, PH_PUBLISH };
+/* Kept for tests (volt-ring-early-release): the claimed slots go back to
+ * the owner before they are copied out, so its pushes can reuse them. */
+static const uint8_t order_early_release[PH_N] = { PH_CLAIM, PH_RELEASE, PH_COPY, PH_PUBLISH };
+/* Kept for tests (volt-ring-early-publish): the thief's tail is published
+ * before the copies are in its slots, so a thief of the thief can take
+ * slots not yet written. */
+static const uint8_t order_early_publish[PH_N] = { PH_CLAIM, PH_PUBLISH, PH_COPY, PH_RELEASE };
+
+/* Exploring, what a ring slot holds while no task is queued in it: the
+ * slots a phased steal will fill, from its claim until its copy, and the
+ * slots it has copied out. A steal that claims or copies one reports a
+ * violation. */
+static struct task slot_poison;
+
 struct volt_worker {
 	/* One per worker, line-aligned: owner-private, never shared. */
 	CACHE_ALIGNED struct task *prefetch[PREFETCH_MAX];
@@ -83,6 +102,14 @@ struct volt_worker {
 	uint32_t since_global;		/* polls since the last global check */
 	uint32_t interval;
 	uint64_t avg_ns;		/* EWMA of ns per poll, integer as in Volt */
+	/* A steal in phases (steal_from_phased): exploring, and in the
+	 * test-only ring variants. */
+	const uint8_t *steal_order;	/* order_real, or a broken one */
+	bool steal_split;		/* one phase per step (the sim, exploring) */
+	uint8_t steal_next;		/* steal_order's next phase; 0: none under way */
+	uint32_t steal_victim;
+	struct ring_steal steal_st;
+	struct task *steal_first;
 };
 
 struct volt {
@@ -98,6 +125,9 @@ struct volt {
 	_Atomic uint64_t park_clock;
 	_Atomic uint64_t park_stamp[IDLE_MAX_WORKERS];
 	struct volt_worker *vw;		/* [nworkers] */
+	/* Exploring: the first ring violation a phased steal saw, reported by
+	 * volt_check_idle after the step. */
+	char ring_why[200];
 	/* The victim loop of volt_find_work_hooked (volt_internal.h); volt's
 	 * own find_work never reads these. */
 	volt_steal_fn steal_fn;
@@ -228,6 +258,10 @@ int volt_init(struct runtime *rt)
 		vw->notify_local = k[VOLT_NOTIFY_LOCAL] != 0;
 		vw->yield_to_ring = k[VOLT_YIELD_TO_RING] != 0;
 		lifo_take_set(vw, false);
+		vw->steal_order = order_real;
+		/* Exploring, a steal is one phase per simulated step, so that
+		 * other workers' steps fall between its phases. */
+		vw->steal_split = rt->cfg.explore;
 		vw->interval = v->fixed_interval
 				       ? v->fixed_interval
 				       : volt_interval_for((double)vw->avg_ns, v->target_ns, v->interval_min,
@@ -481,8 +515,137 @@ static inline struct task *steal_from(struct worker *w, uint32_t victim, uint32_
 	return t;
 }
 
-/* Volt's victim loop: a random start, then every other worker once. */
-static struct task *steal(struct worker *w)
+/* Exploring: the first violation of the run, for volt_check_idle. */
+static void ring_violation(struct worker *w, uint32_t victim, const char *act, uint32_t slot,
+			   const char *what)
+{
+	struct volt *v = V(w->rt);
+	if (!v->ring_why[0])
+		snprintf(v->ring_why, sizeof v->ring_why, "worker %u's steal from worker %u %s slot %u, %s",
+			 w->index, victim, act, slot & RING_MASK, what);
+}
+
+/*
+ * Exploring: do the claimed slots of src hold tasks? Every slot below a
+ * ring's published tail does (a push writes the slot before its release
+ * store of the tail; a steal copies into the thief's ring before it
+ * publishes), and the claim's acquire load of the tail is what lets a
+ * thief copy them at once, as it does on threads. A poisoned one was
+ * published before it was written: the thief would take no task, or an
+ * old one.
+ */
+static bool steal_slots_hold_tasks(struct worker *w, uint32_t victim, const struct ring *src,
+				   const struct ring_steal *st, const char *act)
+{
+	for (uint32_t i = 0; i < st->k; i++) {
+		if (src->buf[(st->real + i) & RING_MASK] == &slot_poison) {
+			ring_violation(w, victim, act, st->real + i,
+				       "which holds no task (published before it was written)");
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Exploring, before the copy: are the claimed slots still what was
+ * claimed? A push that reused one (the claim released before the copy)
+ * would hand the thief a task its owner runs too, and lose the claimed
+ * one.
+ */
+static bool steal_copy_checked(struct worker *w, struct ring *src, const struct ring_steal *st)
+{
+	uint32_t victim = VW(w)->steal_victim;
+	if (ring_steal_overwritten(src, st)) {
+		ring_violation(w, victim, "copies", st->real,
+			       "which its owner's push has reused since the claim (the task "
+			       "claimed there is lost, the new one would run twice)");
+		return false;
+	}
+	return steal_slots_hold_tasks(w, victim, src, st, "copies");
+}
+
+/*
+ * The next phase of the steal under way, in vw->steal_order: the stolen
+ * task to run once the last phase is done, FIND_WORK_BUSY before that
+ * (and when the copy saw a violation: the steal is dropped, and the
+ * engine stops the run after the step).
+ */
+static struct task *steal_phase(struct worker *w)
+{
+	struct volt_worker *vw = VW(w);
+	struct ring *src = &w->rt->shared[vw->steal_victim].ring, *dst = &w->sh->ring;
+	const struct ring_steal *st = &vw->steal_st;
+	switch (vw->steal_order[vw->steal_next]) {
+	case PH_COPY:
+		if (vw->steal_split && !steal_copy_checked(w, src, st)) {
+			vw->steal_next = 0;
+			return FIND_WORK_BUSY;
+		}
+		vw->steal_first = ring_steal_copy(src, dst, st);
+		if (vw->steal_split)	/* taken: poisoned until a push reuses them */
+			for (uint32_t i = 0; i < st->k; i++)
+				src->buf[(st->real + i) & RING_MASK] = &slot_poison;
+		break;
+	case PH_RELEASE:
+		ring_steal_release(src, st);
+		break;
+	case PH_PUBLISH:
+		ring_steal_publish(dst, st);
+		break;
+	default:
+		CHECK(!"a steal phase");
+	}
+	if (++vw->steal_next < PH_N)
+		return FIND_WORK_BUSY;
+	vw->steal_next = 0;
+	w->st.steals++;
+	w->st.tasks_stolen += st->k;
+	return vw->steal_first;
+}
+
+/*
+ * steal_from as its phases, in vw->steal_order: the claim here (a failed
+ * claim is the whole attempt), then the rest at once, or, split, one per
+ * step (the thief's next find_work goes on with steal_phase): then this
+ * returns FIND_WORK_BUSY, and the victim loop returns it as it would a
+ * task. Exploring, the claimed slots must hold tasks, and the slots the
+ * steal will fill in the thief's ring are poisoned until its copy, so that
+ * a thief of the thief that claims or copies them first sees it.
+ */
+static struct task *steal_from_phased(struct worker *w, uint32_t victim, uint32_t steal_max)
+{
+	struct volt_worker *vw = VW(w);
+	struct ring *src = &w->rt->shared[victim].ring, *dst = &w->sh->ring;
+	enum steal_outcome why;
+	w->st.steal_attempts++;
+	if (!ring_steal_claim(src, dst, steal_max, &vw->steal_st, &why))
+		return NULL;
+	vw->steal_victim = victim;
+	vw->steal_first = NULL;
+	/* steal_order[0] is the claim. The thief stays a searcher
+	 * (steal_begin) until it has the stolen task, so find_work's fast
+	 * path, which would pop its own ring, is not taken meanwhile. */
+	vw->steal_next = 1;
+	if (vw->steal_split) {
+		if (!steal_slots_hold_tasks(w, victim, src, &vw->steal_st, "claims")) {
+			vw->steal_next = 0;
+			return FIND_WORK_BUSY;
+		}
+		for (uint32_t i = 0; i + 1 < vw->steal_st.k; i++)
+			dst->buf[(vw->steal_st.dst_tail + i) & RING_MASK] = &slot_poison;
+		return FIND_WORK_BUSY;
+	}
+	struct task *t;
+	while ((t = steal_phase(w)) == FIND_WORK_BUSY)
+		;
+	return t;
+}
+
+/* Volt's victim loop: a random start, then every other worker once, each
+ * with `from` (steal_from, or steal_from_phased). */
+static inline __attribute__((always_inline)) struct task *
+steal_with(struct worker *w, struct task *(*from)(struct worker *, uint32_t, uint32_t))
 {
 	if (!steal_begin(w))
 		return NULL;
@@ -492,11 +655,21 @@ static struct task *steal(struct worker *w)
 		uint32_t victim = start + i < n ? start + i : start + i - n;
 		if (victim == w->index)
 			continue;
-		struct task *t = steal_from(w, victim, steal_max);
+		struct task *t = from(w, victim, steal_max);
 		if (t)
 			return t;
 	}
 	return NULL;
+}
+
+static struct task *steal(struct worker *w)
+{
+	return steal_with(w, steal_from);
+}
+
+static struct task *steal_phased(struct worker *w)
+{
+	return steal_with(w, steal_from_phased);
 }
 
 bool volt_steal_begin(struct worker *w)
@@ -506,6 +679,8 @@ bool volt_steal_begin(struct worker *w)
 
 struct task *volt_steal_from(struct worker *w, uint32_t victim)
 {
+	if (__builtin_expect(VW(w)->steal_split, 0))
+		return steal_from_phased(w, victim, V(w->rt)->steal_max);
 	return steal_from(w, victim, V(w->rt)->steal_max);
 }
 
@@ -542,13 +717,22 @@ static void leave_searching(struct worker *w)
 /* Steps 1 (pre-fetched batch) and 3 to 5 of find_work, and the searcher
  * exit: out of line, so the common local pop stays small. One body for
  * volt's victim loop and an extension's: each instance below calls its
- * steal_fn directly. */
+ * steal_fn directly. `phased` (a constant in each instance): the steal may
+ * be split into steps (steal_from_phased), so a steal under way goes on
+ * before anything else (a thread running the phases back to back does
+ * nothing else between them), and FIND_WORK_BUSY goes back to the engine
+ * as it is. */
 static inline __attribute__((always_inline)) struct task *
-find_work_slow_with(struct worker *w, struct task *(*steal_fn)(struct worker *))
+find_work_slow_with(struct worker *w, struct task *(*steal_fn)(struct worker *), bool phased)
 {
 	struct volt_worker *vw = VW(w);
 	struct task *t;
 
+	if (phased && vw->steal_next) {
+		if ((t = steal_phase(w)) == FIND_WORK_BUSY)
+			return t;
+		goto found;
+	}
 	if ((t = prefetch_pop(vw)) || (t = local_pop(w, vw, true)))
 		goto found;
 	if (vw->since_global >= vw->interval) {
@@ -557,7 +741,12 @@ find_work_slow_with(struct worker *w, struct task *(*steal_fn)(struct worker *))
 		if ((t = global_batch(w)))
 			goto found;
 	}
-	if ((t = steal_fn(w)) || (t = global_batch(w)))
+	if ((t = steal_fn(w))) {
+		if (phased && t == FIND_WORK_BUSY)
+			return t;
+		goto found;
+	}
+	if ((t = global_batch(w)))
 		goto found;
 	return NULL;
 found:
@@ -569,12 +758,24 @@ found:
 
 static __attribute__((noinline)) struct task *find_work_slow(struct worker *w)
 {
-	return find_work_slow_with(w, steal);
+	return find_work_slow_with(w, steal, false);
 }
 
 static __attribute__((noinline)) struct task *find_work_slow_hooked(struct worker *w)
 {
-	return find_work_slow_with(w, steal_hooked);
+	return find_work_slow_with(w, steal_hooked, false);
+}
+
+/* The instances whose steal goes in phases: volt's and an extension's
+ * while exploring, the test-only ring variants' always. */
+static __attribute__((noinline)) struct task *find_work_slow_phased(struct worker *w)
+{
+	return find_work_slow_with(w, steal_phased, true);
+}
+
+static __attribute__((noinline)) struct task *find_work_slow_hooked_phased(struct worker *w)
+{
+	return find_work_slow_with(w, steal_hooked, true);
 }
 
 static inline __attribute__((always_inline)) struct task *
@@ -595,6 +796,8 @@ find_work_with(struct worker *w, struct task *(*slow)(struct worker *))
 
 static struct task *volt_find_work(struct worker *w)
 {
+	if (__builtin_expect(VW(w)->steal_split, 0))
+		return find_work_with(w, find_work_slow_phased);
 	return find_work_with(w, find_work_slow);
 }
 
@@ -687,7 +890,20 @@ static enum step volt_step(struct worker *w, uint64_t *park_timeout_ns)
 
 struct task *volt_find_work_hooked(struct worker *w)
 {
+	if (__builtin_expect(VW(w)->steal_split, 0))
+		return find_work_with(w, find_work_slow_hooked_phased);
 	return find_work_with(w, find_work_slow_hooked);
+}
+
+/* The test-only ring variants: every steal in phases, in their order. */
+static struct task *volt_find_work_phased(struct worker *w)
+{
+	return find_work_with(w, find_work_slow_phased);
+}
+
+static enum step volt_step_phased(struct worker *w, uint64_t *park_timeout_ns)
+{
+	return step_with(w, park_timeout_ns, find_work_slow_phased);
 }
 
 enum step volt_step_hooked(struct worker *w, uint64_t *park_timeout_ns)
@@ -758,6 +974,16 @@ void volt_unparked(struct worker *w, enum park_wake how)
 	rt_idle_unparked(w, how);
 }
 
+/* --explore: a ring violation a phased steal saw, else the global-queue
+ * invariant of the idle protocol (rt_idle_check_global). */
+const char *volt_check_idle(struct runtime *rt)
+{
+	struct volt *v = V(rt);
+	if (v->ring_why[0])
+		return v->ring_why;
+	return rt_idle_check_global(rt);
+}
+
 void volt_dump(struct runtime *rt, FILE *f)
 {
 	struct volt *v = V(rt);
@@ -798,7 +1024,7 @@ const struct policy policy_volt = {
 	.tick_end = volt_tick_end,
 	.park = volt_park,
 	.unparked = volt_unparked,
-	.check_idle = rt_idle_check_global,
+	.check_idle = volt_check_idle,
 	.dump = volt_dump,
 };
 
@@ -826,7 +1052,7 @@ const struct policy policy_volt_broken = {
 	.tick_end = volt_tick_end,
 	.park = volt_park,
 	.unparked = volt_unparked,
-	.check_idle = rt_idle_check_global,
+	.check_idle = volt_check_idle,
 	.dump = volt_dump,
 };
 
@@ -916,7 +1142,7 @@ const struct policy policy_volt_timeout_race = {
 	.tick_end = volt_tick_end,
 	.park = timeout_race_park,
 	.unparked = timeout_race_unparked,
-	.check_idle = rt_idle_check_global,
+	.check_idle = volt_check_idle,
 	.dump = volt_dump,
 };
 
@@ -929,7 +1155,7 @@ const struct policy policy_volt_timeout_race = {
 	.schedule_remote = volt_schedule_remote, .tick_begin = volt_tick_begin,              \
 	.find_work = volt_find_work, .step = volt_step, .tick_end = volt_tick_end,           \
 	.park = volt_park,                                                                   \
-	.unparked = volt_unparked, .check_idle = rt_idle_check_global, .dump = volt_dump
+	.unparked = volt_unparked, .check_idle = volt_check_idle, .dump = volt_dump
 
 const struct policy policy_fixed_interval_61 = {
 	.name = "fixed-interval-61",
@@ -944,4 +1170,53 @@ const struct policy policy_steal_one = {
 	.summary = "volt whose steals move one task (steal_max=1), nothing else changed",
 	.knobs = steal_one_knobs,
 	VOLT_VARIANT_OPS,
+};
+
+/*
+ * Kept for tests: two broken orders of a steal's phases (tests/test_ring.c
+ * runs every schedule of them; docs/reliability.md). Every steal runs its
+ * phases in the variant's order; exploring, one phase per simulated step,
+ * where volt_check_idle reports what a claim or a copy finds wrong.
+ */
+static int volt_ring_order_init(struct runtime *rt, const uint8_t *order)
+{
+	int rc = volt_init(rt);
+	if (rc == 0)
+		for (uint32_t i = 0; i < rt->nworkers; i++)
+			V(rt)->vw[i].steal_order = order;
+	return rc;
+}
+
+static int early_release_init(struct runtime *rt)
+{
+	return volt_ring_order_init(rt, order_early_release);
+}
+
+static int early_publish_init(struct runtime *rt)
+{
+	return volt_ring_order_init(rt, order_early_publish);
+}
+
+#define VOLT_RING_VARIANT_OPS                                                                \
+	.test_only = true, .knobs = volt_knobs, .nknobs = VOLT_NKNOBS,                       \
+	.knob_names = volt_names, .check = volt_check, .destroy = volt_destroy,              \
+	.schedule_local = volt_schedule_local, .schedule_remote = volt_schedule_remote,      \
+	.tick_begin = volt_tick_begin, .find_work = volt_find_work_phased,                   \
+	.step = volt_step_phased, .tick_end = volt_tick_end, .park = volt_park,              \
+	.unparked = volt_unparked, .check_idle = volt_check_idle, .dump = volt_dump
+
+const struct policy policy_volt_ring_early_release = {
+	.name = "volt-ring-early-release",
+	.summary = "volt whose steal releases the claimed ring slots before copying them out "
+		   "(a lost and a doubled task on purpose)",
+	.init = early_release_init,
+	VOLT_RING_VARIANT_OPS,
+};
+
+const struct policy policy_volt_ring_early_publish = {
+	.name = "volt-ring-early-publish",
+	.summary = "volt whose steal publishes the thief's tail before copying the tasks into "
+		   "its ring (unwritten slots stealable on purpose)",
+	.init = early_publish_init,
+	VOLT_RING_VARIANT_OPS,
 };

@@ -11,6 +11,8 @@
 extern const struct policy policy_volt;
 extern const struct policy policy_volt_broken;	/* kept for tests */
 extern const struct policy policy_volt_timeout_race;	/* kept for tests */
+extern const struct policy policy_volt_ring_early_release;	/* kept for tests */
+extern const struct policy policy_volt_ring_early_publish;	/* kept for tests */
 /* Single-mechanism variants: volt with one knob's default changed. */
 extern const struct policy policy_fixed_interval_61;	/* interval=61 */
 extern const struct policy policy_steal_one;		/* steal_max=1 */

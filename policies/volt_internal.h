@@ -106,6 +106,11 @@ bool volt_steal_begin(struct worker *w);
  * steal_max, with the counters steal_attempts, steals and tasks_stolen. */
 struct task *volt_steal_from(struct worker *w, uint32_t victim);
 
+/* check_idle of volt and its extensions: what a phased steal's copy found
+ * wrong (exploring: core/ring.h's phases one per simulated step), else
+ * rt_idle_check_global. */
+const char *volt_check_idle(struct runtime *rt);
+
 /* ---- locality (policies/locality.c): Volt with domain-ordered victims ---- */
 
 extern const struct policy policy_locality;

@@ -2,9 +2,10 @@
  * test_sim_explore.c - --explore-style runs on the simulation engine:
  * schedules perturbed by a seed (tie-breaks and step costs), the policy's
  * idle invariant checked after every step. The deliberately broken policies
- * (volt-broken, tokio-broken, volt-timeout-race) are caught within 100 seeds;
- * the real policies show nothing within 1000
- * (100 under the sanitizers, which make each run 10-50x slower).
+ * (volt-broken, tokio-broken, volt-timeout-race, volt-ring-early-release,
+ * volt-ring-early-publish) are caught within 100 seeds; the real policies
+ * show nothing within 1000 (100 under the sanitizers, which make each run
+ * 10-50x slower).
  */
 #include "sim_util.h"
 
@@ -81,6 +82,72 @@ static void explore_finds_timeout_race(void)
 }
 
 /*
+ * The ring's steal in phases (core/ring.h: claim, copy, release, publish).
+ * Exploring, volt's steal is one phase per step, so other workers' steps
+ * fall between its phases; a thief checks that the slots it claims hold
+ * tasks (the thief's own slots are poisoned from its claim until its copy)
+ * and, before its copy, that no push has reused them. fib with 4 workers
+ * steals often enough from rings long enough for both broken orders, which
+ * tests/test_ring.c's schedules also catch, to show within 100 seeds; volt,
+ * the real order, survives the very same seeds (so does locality, whose
+ * victim loop calls the same steal). Under the sanitizers a variant stops
+ * at its first find and the real order runs the first 25 seeds (a run
+ * there is about 50 ms).
+ */
+static const char *const ring_params[] = { "n=18", NULL };
+#define RING_CLEAN_SEEDS (SIM_SANITIZED ? 25 : 100)
+
+static uint32_t explore_ring_variant(const char *policy, const char *what)
+{
+	uint32_t found = 0;
+	for (uint64_t seed = 1; seed <= 100; seed++) {
+		struct sim_out o;
+		sim(policy, NULL, "fib", ring_params, 4, seed, &o);
+		if (o.rc != 0) {
+			if (!found)
+				fprintf(stderr, "    seed %llu: %s\n", (unsigned long long)seed, o.why);
+			ASSERT_EQ(o.rc, -EPROTO);
+			ASSERT(strstr(o.why, what));
+			found++;
+			if (SIM_SANITIZED)
+				return found;
+		}
+	}
+	fprintf(stderr, "    %s caught in %u of 100 seeds\n", policy, found);
+	return found;
+}
+
+/* The claimed slots released before the copy: the victim's pushes wrap onto
+ * them, so the copy would take a task the victim runs too. */
+static void explore_finds_ring_early_release(void)
+{
+	ASSERT(explore_ring_variant("volt-ring-early-release", "push has reused") > 0);
+}
+
+/* The thief's tail published before its copy: a thief of the thief claims
+ * slots that hold no task yet. */
+static void explore_finds_ring_early_publish(void)
+{
+	ASSERT(explore_ring_variant("volt-ring-early-publish", "holds no task") > 0);
+}
+
+static void explore_ring_real_order_clean(void)
+{
+	static const char *const policies[] = { "volt", "locality" };
+	for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++) {
+		for (uint64_t seed = 1; seed <= RING_CLEAN_SEEDS; seed++) {
+			struct sim_out o;
+			sim(policies[i], NULL, "fib", ring_params, 4, seed, &o);
+			if (o.rc != 0)
+				TEST_FAIL("%s, explore seed %llu: rc %d: %s", policies[i],
+					  (unsigned long long)seed, o.rc, o.why);
+			ASSERT(o.tot.steals > 0);
+		}
+		fprintf(stderr, "    %s: %d seeds clean\n", policies[i], RING_CLEAN_SEEDS);
+	}
+}
+
+/*
  * blumofe-leiserson with a huge steal_tries: a thief must still look at the
  * global queue between rounds of attempts. Here an attempt costs 10 ms and
  * steal_tries is 10^6, so a thief that made them all in one call would
@@ -125,6 +192,9 @@ int main(void)
 	RUN(explore_finds_broken_policy);
 	RUN(explore_finds_tokio_broken);
 	RUN(explore_finds_timeout_race);
+	RUN(explore_finds_ring_early_release);
+	RUN(explore_finds_ring_early_publish);
+	RUN(explore_ring_real_order_clean);
 	RUN(explore_huge_steal_tries_clean);
 	RUN(explore_real_policies_clean);
 	return 0;
