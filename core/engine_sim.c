@@ -34,8 +34,9 @@
 
 enum { W_RUNNABLE, W_PARKED, W_EXITED };
 
+/* One line per worker: a step reads and writes its own only. */
 struct sim_worker {
-	uint64_t clock;			/* virtual ns */
+	CACHE_ALIGNED uint64_t clock;	/* virtual ns */
 	uint32_t state;
 	bool permit;			/* an unpark arrived while not parked */
 	bool timed;			/* parked with a timeout */
@@ -111,12 +112,53 @@ static void ev_update(struct sim_engine *s, uint32_t id, sim_key key)
 	}
 }
 
+/*
+ * Worker id's event is now `key`, replaying every match on its path to the
+ * root without a branch: the same tree as ev_update (which stops only where
+ * the node's winner stays the sibling's, and so leaves what this rewrites
+ * as it was), for the worker just stepped, whose path is all its own and
+ * which ev_update would replay to the root anyway. A branch per match on
+ * which of two clocks is earlier is one that the processor mispredicts
+ * about half the time; here each match is a compare and two selects.
+ */
+static inline __attribute__((always_inline)) void ev_replay(struct sim_node *node, uint32_t k,
+							    uint32_t id, sim_key key)
+{
+	uint32_t win = id;
+	node[k] = (struct sim_node){ key, id };
+	for (; k > 1; k >>= 1) {
+		const struct sim_node *sib = &node[k ^ 1];
+		sim_key sk = sib->key;
+		/* All ones if the sibling's event is earlier, selecting by
+		 * mask; the empty asm hides where the mask comes from, so that
+		 * the compiler cannot turn a select back into a branch. */
+		uint64_t m = -(uint64_t)(sk < key);
+		__asm__("" : "+r"(m));
+		uint64_t hi = (uint64_t)(key >> 64), lo = (uint64_t)key;
+		hi ^= (hi ^ (uint64_t)(sk >> 64)) & m;
+		lo ^= (lo ^ (uint64_t)sk) & m;
+		win ^= (win ^ sib->id) & (uint32_t)m;
+		key = (sim_key)hi << 64 | lo;
+		node[k >> 1] = (struct sim_node){ key, win };
+	}
+}
+
 /* Worker id's next event is at `time` (replacing any it had). */
 static void ev_set(struct sim_engine *s, uint32_t id, uint64_t time)
 {
 	uint64_t tie = rng_next(&s->rng) | ((uint64_t)rng_next(&s->rng) << 32);
 	s->live += s->node[s->leaves + id].key == SIM_NO_EVENT;
 	ev_update(s, id, (sim_key)time << 64 | tie);
+}
+
+/* ev_set for the worker just stepped (see ev_replay). */
+static inline __attribute__((always_inline)) void ev_set_stepped(struct sim_engine *s, uint32_t id,
+								 uint64_t time)
+{
+	uint64_t tie = rng_next(&s->rng) | ((uint64_t)rng_next(&s->rng) << 32);
+	uint32_t k = s->leaves + id;
+	s->live += s->node[k].key == SIM_NO_EVENT;
+	ev_replay(s->node, k, id, (sim_key)time << 64 | tie);
 }
 
 /* Worker id has no next event (exited, or parked with no timeout). */
@@ -242,15 +284,18 @@ static uint64_t lock_transfer(struct sim_engine *s, uint32_t id)
  * placing the hold after the compute would block every other worker for
  * the length of a task.
  */
-static bool charge(struct sim_engine *s, uint32_t id, uint64_t start)
+static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, uint32_t id,
+							  uint64_t start, bool model)
 {
 	const struct worker_stats *now = &s->rt->workers[id].st;
 	const struct sim_costs *c = &s->costs;
 	struct sim_worker *sw = &s->w[id];
 	/* The cost is linear in the counters, so the step's cost is the
 	 * difference of the costs of its counters after and before (modulo
-	 * 2^64, exactly the sum of each delta times its cost). */
-	uint64_t total = sim_costs_mechanisms(c, now) + model_cost(c, now);
+	 * 2^64, exactly the sum of each delta times its cost). With the
+	 * model off (`model` false) its every term is 0, and no lock
+	 * transfer is charged. */
+	uint64_t total = sim_costs_mechanisms(c, now) + (model ? model_cost(c, now) : 0);
 	uint64_t cost = total - sw->last_cost;
 	uint64_t locks = now->global_batches + now->overflows - sw->last_locks;
 	bool progressed = now->completions != sw->last_completions;
@@ -264,7 +309,7 @@ static bool charge(struct sim_engine *s, uint32_t id, uint64_t start)
 		cost = cost / 2 + (uint64_t)(((unsigned __int128)cost * rng_next(&s->rng)) >> 32);
 	}
 	sw->clock += cost;
-	uint64_t xfer = s->lock_model ? lock_transfer(s, id) : 0;
+	uint64_t xfer = model && s->lock_model ? lock_transfer(s, id) : 0;
 	if (locks || xfer)
 		sw->clock += lock_cost(s, start, locks, xfer);
 	return progressed;
@@ -303,36 +348,17 @@ static int stall(struct sim_engine *s, struct runtime *rt)
 	return -ETIMEDOUT;
 }
 
-static int sim_run(struct engine *e, struct runtime *rt,
-		   void (*start)(struct runtime *rt, void *arg), void *arg)
+/*
+ * The event loop, from the first step to the end of the run. Instantiated
+ * twice (sim_run): for a plain run, with `explore`, `check` and `model`
+ * constant false, so that the start's, the I/O's and the invariant's tests
+ * and the model's terms leave the step loop; and for any run, with their
+ * values. Both run the same steps in the same order.
+ */
+static inline __attribute__((always_inline)) int
+sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime *rt, void *arg),
+	 void *arg, const bool explore, const bool check, const bool model)
 {
-	struct sim_engine *s = (struct sim_engine *)e;
-	CHECK(rt->nworkers == s->n);
-	s->rt = rt;
-	s->now = 0;
-	s->lock_free_at = 0;
-	s->lock_seen = rt->inject.taken;
-	s->lock_last = 0;
-	s->lock_model = sim_costs_model_on(&s->costs);
-	s->costs.policy_poll = sim_costs_policy_poll(&s->costs, rt->policy->name);
-	s->steps = 0;
-	rng_seed(&s->rng, rt->cfg.seed ^ s->seed, 0x73696dull);
-	memset(s->w, 0, s->n * sizeof *s->w);
-	rt->touch_on = s->costs.cold_start || s->costs.line_transfer;
-	rt->touch_cold_after = s->costs.cold_after;
-	for (uint32_t i = 0; i < s->n && rt->touch_on; i++) {
-		s->w[i].sched_local = rt->policy->schedule_local;	/* as rt_create set it */
-		rt->workers[i].sched_local = sim_sched_local;
-	}
-	s->live = 0;
-	for (uint32_t k = 1; k < 2 * s->leaves; k++)
-		s->node[k] = (struct sim_node){ SIM_NO_EVENT, k >= s->leaves ? k - s->leaves : 0 };
-
-	if (rt->place)
-		rt->place(rt, rt->place_arg);
-	rt->started = true;
-	for (uint32_t i = 0; i < s->n; i++)
-		ev_set(s, i, 0);
 	/*
 	 * Exploring, the workload's start (the harness thread's injection
 	 * from outside the workers) comes at a seeded point among the
@@ -342,7 +368,6 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	 * threads, where the workers start before the harness thread
 	 * injects. Otherwise it comes before any step.
 	 */
-	bool explore = s->seed != 0;
 	bool pending_start = explore;
 	uint64_t start_after = 0;
 	if (explore) {
@@ -352,7 +377,6 @@ static int sim_run(struct engine *e, struct runtime *rt,
 		rt->start_ns = 0;
 		start(rt, arg);
 	}
-
 	uint64_t watchdog = rt->cfg.watchdog_ns, since = 0;
 	int rc = 0;
 	for (;;) {
@@ -385,8 +409,10 @@ static int sim_run(struct engine *e, struct runtime *rt,
 		 * policy whose timekeeper sleeps through an event stalls here
 		 * as it would there.
 		 */
+		/* The root holds the earliest event's key with its worker's
+		 * id (its leaf's time, without a look at the leaf). */
 		uint32_t id = s->node[1].id;
-		uint64_t next_step = s->live ? ev_time(s, id) : TIMER_NONE;
+		uint64_t next_step = s->live ? (uint64_t)(s->node[1].key >> 64) : TIMER_NONE;
 		if (!explore && rt->io_next && !rt_finished(rt)) {
 			uint64_t due = rt->io_next(rt, rt->io_arg);
 			/* cost.io_delay > 0 delivers every event that much late
@@ -406,7 +432,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 		struct worker *w = &rt->workers[id];
 		if (sw->state == W_PARKED) {
 			/* Woken by an unpark, or its park timed out. */
-			uint64_t at = ev_time(s, id);
+			uint64_t at = next_step;
 			sw->clock = at > sw->clock ? at : sw->clock;
 			sw->state = W_RUNNABLE;
 			s->now = sw->clock;
@@ -427,8 +453,8 @@ static int sim_run(struct engine *e, struct runtime *rt,
 		uint64_t t_step = sw->clock, timeout = 0;
 		enum step st = worker_step_poll(w, &timeout);
 		s->steps++;
-		bool progressed = charge(s, id, t_step);
-		if (rt->cfg.explore && rt->policy->check_idle && !rt_finished(rt)) {
+		bool progressed = charge(s, id, t_step, model);
+		if (check && !rt_finished(rt)) {
 			const char *why = rt->policy->check_idle(rt);
 			if (why) {
 				snprintf(rt->violation, sizeof rt->violation,
@@ -480,9 +506,47 @@ static int sim_run(struct engine *e, struct runtime *rt,
 				goto out;
 			}
 		}
-		ev_set(s, id, sw->clock);
+		ev_set_stepped(s, id, sw->clock);
 	}
 out:
+	return rc;
+}
+
+static int sim_run(struct engine *e, struct runtime *rt,
+		   void (*start)(struct runtime *rt, void *arg), void *arg)
+{
+	struct sim_engine *s = (struct sim_engine *)e;
+	CHECK(rt->nworkers == s->n);
+	s->rt = rt;
+	s->now = 0;
+	s->lock_free_at = 0;
+	s->lock_seen = rt->inject.taken;
+	s->lock_last = 0;
+	s->lock_model = sim_costs_model_on(&s->costs);
+	s->costs.policy_poll = sim_costs_policy_poll(&s->costs, rt->policy->name);
+	s->steps = 0;
+	rng_seed(&s->rng, rt->cfg.seed ^ s->seed, 0x73696dull);
+	memset(s->w, 0, s->n * sizeof *s->w);
+	rt->touch_on = s->costs.cold_start || s->costs.line_transfer;
+	rt->touch_cold_after = s->costs.cold_after;
+	for (uint32_t i = 0; i < s->n && rt->touch_on; i++) {
+		s->w[i].sched_local = rt->policy->schedule_local;	/* as rt_create set it */
+		rt->workers[i].sched_local = sim_sched_local;
+	}
+	s->live = 0;
+	for (uint32_t k = 1; k < 2 * s->leaves; k++)
+		s->node[k] = (struct sim_node){ SIM_NO_EVENT, k >= s->leaves ? k - s->leaves : 0 };
+
+	if (rt->place)
+		rt->place(rt, rt->place_arg);
+	rt->started = true;
+	for (uint32_t i = 0; i < s->n; i++)
+		ev_set(s, i, 0);
+	bool explore = s->seed != 0;
+	bool check = rt->cfg.explore && rt->policy->check_idle;
+	bool model = s->lock_model;	/* sim_costs_model_on */
+	int rc = !explore && !check && !model ? sim_loop(s, rt, start, arg, false, false, false)
+					      : sim_loop(s, rt, start, arg, explore, check, true);
 	s->rt = NULL;
 	return rc;
 }
@@ -529,7 +593,9 @@ struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *cost
 		s->costs = *costs;
 	else
 		sim_costs_default(&s->costs);
-	s->w = calloc(nworkers, sizeof *s->w);
+	s->w = aligned_alloc(CACHE_LINE, nworkers * sizeof *s->w);
+	if (s->w)
+		memset(s->w, 0, nworkers * sizeof *s->w);
 	s->leaves = 1;
 	while (s->leaves < nworkers)
 		s->leaves *= 2;
