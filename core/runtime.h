@@ -70,16 +70,18 @@ struct worker {
 	uint32_t sample_left;
 	uint32_t index;
 	bool searching;			/* counted in idle.num_searching */
+	/* The tick in progress (worker_step_poll spreads one over calls),
+	 * and --trace's switch: tested at every simulated step, so on the
+	 * line of the first counters rather than past the histogram. */
+	bool in_tick;
+	bool tracing;
+	uint32_t tick_budget, tick_polls;
 	uint64_t tick;
 	struct rng rng;
 	struct worker_stats st;
 	struct hist sched_delay;	/* runnable -> first poll, sampled */
-	/* The tick in progress (worker_step_poll spreads one over calls). */
-	bool in_tick;
-	uint32_t tick_budget, tick_polls;
 	uint64_t tick_t0;
 	/* --trace: the event log, and what a tick started from. */
-	bool tracing;
 	struct trace_buf trace;
 	uint64_t trace_steals0, trace_global0, park_t0;
 };
