@@ -119,27 +119,41 @@ static void ev_update(struct sim_engine *s, uint32_t id, sim_key key)
  * as it was), for the worker just stepped, whose path is all its own and
  * which ev_update would replay to the root anyway. A branch per match on
  * which of two clocks is earlier is one that the processor mispredicts
- * about half the time; here each match is a compare and two selects.
+ * about half the time; here a match is a compare and conditional moves.
  */
 static inline __attribute__((always_inline)) void ev_replay(struct sim_node *node, uint32_t k,
 							    uint32_t id, sim_key key)
 {
-	uint32_t win = id;
+	uint64_t hi = (uint64_t)(key >> 64), lo = (uint64_t)key, win = id;
 	node[k] = (struct sim_node){ key, id };
 	for (; k > 1; k >>= 1) {
 		const struct sim_node *sib = &node[k ^ 1];
-		sim_key sk = sib->key;
+		uint64_t shi = (uint64_t)(sib->key >> 64), slo = (uint64_t)sib->key, sid = sib->id;
+#if defined(__x86_64__)
+		/* The borrow of sibling - key (128 bits) is "the sibling's
+		 * event is earlier"; three conditional moves take its key and
+		 * id. (The compiler makes a branch of a select of the id.) */
+		uint64_t scratch;
+		__asm__("cmp %[lo], %[slo]\n\t"
+			"mov %[shi], %[scratch]\n\t"
+			"sbb %[hi], %[scratch]\n\t"
+			"cmovb %[slo], %[lo]\n\t"
+			"cmovb %[shi], %[hi]\n\t"
+			"cmovb %[sid], %[win]"
+			: [lo] "+&r"(lo), [hi] "+&r"(hi), [win] "+&r"(win), [scratch] "=&r"(scratch)
+			: [slo] "r"(slo), [shi] "r"(shi), [sid] "r"(sid)
+			: "cc");
+#else
 		/* All ones if the sibling's event is earlier, selecting by
 		 * mask; the empty asm hides where the mask comes from, so that
 		 * the compiler cannot turn a select back into a branch. */
-		uint64_t m = -(uint64_t)(sk < key);
+		uint64_t m = -(uint64_t)(((sim_key)shi << 64 | slo) < ((sim_key)hi << 64 | lo));
 		__asm__("" : "+r"(m));
-		uint64_t hi = (uint64_t)(key >> 64), lo = (uint64_t)key;
-		hi ^= (hi ^ (uint64_t)(sk >> 64)) & m;
-		lo ^= (lo ^ (uint64_t)sk) & m;
-		win ^= (win ^ sib->id) & (uint32_t)m;
-		key = (sim_key)hi << 64 | lo;
-		node[k >> 1] = (struct sim_node){ key, win };
+		hi ^= (hi ^ shi) & m;
+		lo ^= (lo ^ slo) & m;
+		win ^= (win ^ sid) & m;
+#endif
+		node[k >> 1] = (struct sim_node){ (sim_key)hi << 64 | lo, (uint32_t)win };
 	}
 }
 
@@ -151,13 +165,15 @@ static void ev_set(struct sim_engine *s, uint32_t id, uint64_t time)
 	ev_update(s, id, (sim_key)time << 64 | tie);
 }
 
-/* ev_set for the worker just stepped (see ev_replay). */
+/* ev_set for the worker just stepped (see ev_replay). Its event stayed
+ * set while it stepped (only the loop clears a worker's own event), so the
+ * count of pending events stays what it was. */
 static inline __attribute__((always_inline)) void ev_set_stepped(struct sim_engine *s, uint32_t id,
 								 uint64_t time)
 {
 	uint64_t tie = rng_next(&s->rng) | ((uint64_t)rng_next(&s->rng) << 32);
 	uint32_t k = s->leaves + id;
-	s->live += s->node[k].key == SIM_NO_EVENT;
+	DCHECK(s->node[k].key != SIM_NO_EVENT);
 	ev_replay(s->node, k, id, (sim_key)time << 64 | tie);
 }
 
@@ -285,7 +301,7 @@ static uint64_t lock_transfer(struct sim_engine *s, uint32_t id)
  * the length of a task.
  */
 static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, uint32_t id,
-							  uint64_t start, bool model)
+							  uint64_t start, bool explore, bool model)
 {
 	const struct worker_stats *now = &s->rt->workers[id].st;
 	const struct sim_costs *c = &s->costs;
@@ -302,7 +318,7 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 	sw->last_cost = total;
 	sw->last_locks += locks;
 	sw->last_completions = now->completions;
-	if (s->seed) {
+	if (explore) {
 		/* Exploring: stretch or shrink each step by a seeded factor in
 		 * [0.5, 1.5) so that other seeds reach other interleavings, not
 		 * only other tie-breaks. */
@@ -453,7 +469,7 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		uint64_t t_step = sw->clock, timeout = 0;
 		enum step st = worker_step_poll(w, &timeout);
 		s->steps++;
-		bool progressed = charge(s, id, t_step, model);
+		bool progressed = charge(s, id, t_step, explore, model);
 		if (check && !rt_finished(rt)) {
 			const char *why = rt->policy->check_idle(rt);
 			if (why) {
