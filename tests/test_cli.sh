@@ -98,6 +98,12 @@ expect_bad "unknown option" "--nosuchoption" --policy=volt --workload=fib --nosu
 expect_bad "duplicate option" "twice" --policy=volt --workload=fib --trials 2 --trials=3
 expect_bad "duplicate knob" "twice" --policy=volt --workload=fib --set budget=2 --set budget=3
 expect_bad "policy check hook" "64" --policy=volt --workload=fib --workers 65
+# Every policy bound to a 64-bit parked bitmap refuses a 65th worker on the
+# simulation engine too (which runs the others on 1024: test_sim_scaling).
+for p in volt steal-one blumofe-leiserson locality; do
+	expect_bad "$p on 65 simulated workers" "at most 64 workers" --policy=$p --workload=fib \
+		--engine=sim --workers 65
+done
 
 # --list: every policy and workload with its knobs and parameters.
 "$harness" --list >"$tmp/out" 2>"$tmp/err" || fail "--list: exit status $?"
