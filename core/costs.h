@@ -41,7 +41,8 @@
  * touched for `cold_after` ns, pays `cold_start`; a join arrival on a
  * parent another worker touched last pays `line_transfer`; a step that
  * takes the global queue's lock last taken by another worker pays
- * `lock_transfer`, during which the lock is busy. Off in the
+ * `lock_transfer` per taking that followed that worker's, during which
+ * the lock is busy. Off in the
  * default table (all 0), so that runs with the defaults are what they
  * were before the model; a calibration sets them. Kept apart from
  * SIM_COSTS so that a result names them only when the model is on.

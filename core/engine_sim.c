@@ -84,6 +84,9 @@ struct sim_engine {
 	 * last looked at (struct inject's `taken`) and the worker that took
 	 * it last (index + 1; 0: no worker yet). */
 	uint32_t lock_seen, lock_last;
+	/* ... the takings of that worker's step and its clock when it ended */
+	uint32_t lock_last_n;
+	uint64_t lock_last_end;
 	bool lock_model;
 	struct runtime *rt;
 	uint64_t steps;
@@ -271,26 +274,31 @@ static void sim_sched_local(struct worker *w, struct task *t, enum sched_kind ki
 }
 
 /*
- * The model's lock transfer (docs/sim.md): did worker id's step take the
- * global queue's lock (by any path: a batch, an overflow, a push, a
- * policy's own use of it as sched.lock), and did another worker take it
- * last? Then the step counts one remote_locks and pays lock_transfer
- * (only the first taking of a step can be remote: the worker is the last
- * holder after it). Takings outside any step (the harness's injection)
- * fall into the next step's count.
+ * The model's lock transfer (docs/sim.md): did worker id's step, from
+ * `start` to `end`, take the global queue's lock (by any path: a batch, an
+ * overflow, a push, a policy's own use of it as sched.lock), and did
+ * another worker take it last? Then some of its takings followed another
+ * worker's: one, the first, if that worker's step had ended before this
+ * one began; if the two steps overlap in virtual time, which on a machine
+ * means that their takings interleave, every taking of this step that can
+ * follow one of the other's (at most one more than the other step had).
+ * Each counts in remote_locks and pays lock_transfer. Takings outside any
+ * step (the harness's injection) fall into the next step's count.
  */
-static uint64_t lock_transfer(struct sim_engine *s, uint32_t id)
+static uint64_t lock_transfer(struct sim_engine *s, uint32_t id, uint64_t start, uint64_t end)
 {
-	uint32_t taken = s->rt->inject.taken;
-	if (taken == s->lock_seen)
+	uint32_t taken = s->rt->inject.taken, n = taken - s->lock_seen;
+	if (n == 0)
 		return 0;
+	uint32_t remote = 0;
+	if (s->lock_last != 0 && s->lock_last != id + 1)
+		remote = s->lock_last_end <= start ? 1 : n < s->lock_last_n + 1 ? n : s->lock_last_n + 1;
 	s->lock_seen = taken;
-	bool remote = s->lock_last != 0 && s->lock_last != id + 1;
 	s->lock_last = id + 1;
-	if (!remote)
-		return 0;
-	s->rt->workers[id].st.remote_locks++;
-	return s->costs.lock_transfer;
+	s->lock_last_n = n;
+	s->lock_last_end = end;
+	s->rt->workers[id].st.remote_locks += remote;
+	return remote * s->costs.lock_transfer;
 }
 
 /*
@@ -325,7 +333,7 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 		cost = cost / 2 + (uint64_t)(((unsigned __int128)cost * rng_next(&s->rng)) >> 32);
 	}
 	sw->clock += cost;
-	uint64_t xfer = model && s->lock_model ? lock_transfer(s, id) : 0;
+	uint64_t xfer = model && s->lock_model ? lock_transfer(s, id, start, sw->clock) : 0;
 	if (locks || xfer)
 		sw->clock += lock_cost(s, start, locks, xfer);
 	return progressed;
@@ -538,6 +546,8 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	s->lock_free_at = 0;
 	s->lock_seen = rt->inject.taken;
 	s->lock_last = 0;
+	s->lock_last_n = 0;
+	s->lock_last_end = 0;
 	s->lock_model = sim_costs_model_on(&s->costs);
 	s->costs.policy_poll = sim_costs_policy_poll(&s->costs, rt->policy->name);
 	s->steps = 0;

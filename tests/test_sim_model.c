@@ -35,6 +35,7 @@ struct mt_task {
 	struct mt *m;
 	uint32_t spawner;		/* children: the worker that spawned it */
 	uint32_t poller;		/* ... and the one that polled it */
+	uint32_t grand;			/* grandchildren it spawns (fan-out) */
 };
 
 struct mt {
@@ -49,9 +50,16 @@ struct mt {
 	uint32_t root_polls;
 	uint32_t arrival[MAXK];
 	uint32_t narrivals;
-	/* Every poll's worker, in the order the sim ran them. */
-	uint32_t poller[MAXK + 2];
+	/* Every poll's worker, clock at its start and end, and spawns, in
+	 * the order the sim ran them. */
+	uint32_t poller[2 * MAXK + 2];
+	uint64_t poll_start[2 * MAXK + 2], poll_end[2 * MAXK + 2];
+	uint32_t poll_spawns[2 * MAXK + 2];
 	uint32_t npolls;
+	/* Grandchildren: each child spawns `grand` of them (fan-out). */
+	uint32_t grand;
+	struct mt_task gchild[MAXK];
+	uint32_t ngchild;
 };
 
 static const struct task_vtable mt_child_vt, mt_root_vt;
@@ -60,15 +68,28 @@ static enum task_poll mt_child_poll(struct task *t, struct worker *w)
 {
 	struct mt_task *c = (struct mt_task *)t;
 	struct mt *m = c->m;
+	uint32_t i = m->npolls++;
 	c->poller = w->index;
-	m->poller[m->npolls++] = w->index;
+	m->poller[i] = w->index;
+	m->poll_start[i] = rt_now(w->rt, w);
+	m->poll_spawns[i] = 0;
 	/* Uneven children: the two workers' arrivals do not alternate in
 	 * lock step. */
 	rt_compute(w, m->compute_ns + (uint64_t)(c - m->child) % 3 * 7000);
+	for (uint32_t g = 0; g < c->grand && m->ngchild < MAXK; g++) {
+		struct mt_task *gc = &m->gchild[m->ngchild++];
+		task_init(&gc->task, &mt_child_vt);
+		gc->m = m;
+		gc->spawner = w->index;
+		gc->grand = 0;
+		rt_spawn(w, &gc->task);
+		m->poll_spawns[i]++;
+	}
+	m->poll_end[i] = rt_now(w->rt, w);
 	if (m->join) {
 		m->arrival[m->narrivals++] = w->index;
 		rt_join_arrive(w->rt, w, &m->root.task);
-	} else if (++m->done == m->k) {
+	} else if (++m->done == m->k + m->k * m->grand) {
 		rt_finish(w->rt, w);
 	}
 	return TASK_DONE;
@@ -78,6 +99,8 @@ static enum task_poll mt_root_poll(struct task *t, struct worker *w)
 {
 	struct mt *m = ((struct mt_task *)t)->m;
 	m->root_poller[m->root_polls++] = w->index;
+	m->poll_start[m->npolls] = m->poll_end[m->npolls] = rt_now(w->rt, w);
+	m->poll_spawns[m->npolls] = m->root_polls == 2 ? 0 : m->k;
 	m->poller[m->npolls++] = w->index;
 	if (m->root_polls == 2) {
 		rt_finish(w->rt, w);
@@ -89,6 +112,7 @@ static enum task_poll mt_root_poll(struct task *t, struct worker *w)
 		c->task.cont = m->join ? &m->root.task : NULL;
 		c->m = m;
 		c->spawner = w->index;
+		c->grand = m->grand;
 		rt_spawn(w, &c->task);
 	}
 	return m->join ? TASK_JOIN(m->k) : TASK_DONE;
@@ -125,7 +149,7 @@ static void mt_run(const char *policy, uint32_t workers, uint64_t seed, const st
 	struct runtime *rt;
 	if (rt_create(&rt, &cfg, p, kv, e, err, sizeof err) != 0)
 		TEST_FAIL("rt_create: %s", err);
-	m->done = m->root_polls = m->narrivals = m->npolls = 0;
+	m->done = m->root_polls = m->narrivals = m->npolls = m->ngchild = 0;
 	ASSERT_EQ(e->ops->run(e, rt, mt_start, m), 0);
 	o->makespan = rt->end_ns - rt->start_ns;
 	rt_total_stats(rt, &o->tot);
@@ -252,37 +276,84 @@ static void charges_add_exactly(void)
 }
 
 /*
- * Fan-out on 2 workers under central-queue: the root's poll took the lock
- * (its pop, its children's pushes), then each child's (its pop); a queue
- * found empty is not locked (the length's hint). So the takings, step by
- * step, are the polls in order, and a step is a remote lock exactly when
- * its worker is not the previous poll's (the harness's injection of the
- * root, outside any step, counts with the first). On 1 worker: none. Each
- * remote lock adds lock_transfer to its worker's clock: with the cost
- * raised, a run whose schedule stays the same is that much longer.
+ * The book of the lock's takings under central-queue, whose every poll
+ * took the lock (its pop) and every spawn (its push), and which takes it
+ * nowhere else here (a queue found empty is not locked: the length's
+ * hint): a step that takes it after another worker's step is a remote
+ * lock once if that step had ended when this one began, and if they
+ * overlap (their takings interleave) as many times as its takings can
+ * follow the other's, at most one more than the other step had. The
+ * harness's injection of the root, outside any step, counts with the
+ * first.
+ */
+static uint32_t lock_book(const struct mt *m, uint32_t *local)
+{
+	uint32_t last = UINT32_MAX, last_n = 0, remote = 0, takings = 0;
+	uint64_t last_end = 0;
+	for (uint32_t i = 0; i < m->npolls; i++) {
+		uint32_t n = 1 + m->poll_spawns[i];
+		if (last != UINT32_MAX && last != m->poller[i])
+			remote += last_end <= m->poll_start[i] ? 1 : n < last_n + 1 ? n : last_n + 1;
+		last = m->poller[i];
+		last_n = n;
+		last_end = m->poll_end[i];
+		takings += n;
+	}
+	*local = takings - remote;
+	return remote;
+}
+
+/* Nothing but the lock transfer and the tasks' compute moves a clock in a
+ * polling step, so that the book's clocks are the sim's. */
+static void lock_costs(struct sim_costs *c, uint64_t xfer)
+{
+	model_costs(c, 0, 0, SIM_COST_MAX_NS);
+#define X(name, def, help) c->name = 0;
+	SIM_COSTS(X)
+#undef X
+	c->idle_step = 100;
+	c->park = 400;
+	c->wake_latency = 5000;
+	c->lock_transfer = xfer;
+}
+
+/*
+ * Fan-out on 2 workers under central-queue: the remote locks by the book,
+ * with children that spawn nothing (steps of one taking) and with children
+ * that spawn 2 or 4 grandchildren each (steps of three or five, whose
+ * takings interleave when the two workers' steps overlap, bounded by the
+ * one-taking steps of the grandchildren). On 1 worker: none. Each
+ * remote lock adds lock_transfer to its worker's clock.
  */
 static void remote_lock_pays_transfer(void)
 {
 	struct sim_costs c;
-	model_costs(&c, 0, 0, SIM_COST_MAX_NS);
-	c.lock_transfer = 500;
-	uint32_t remote_seen = 0, local_seen = 0;
-	for (uint64_t seed = 1; seed <= 4; seed++) {
-		static struct mt m = { .k = 24, .compute_ns = 20000 };
-		struct model_out o;
-		mt_run("central-queue", 2, seed, &c, &m, &o);
-		ASSERT_EQ(m.npolls, m.k + 1);
-		uint32_t remote = 0;
-		for (uint32_t i = 1; i < m.npolls; i++)
-			remote += m.poller[i] != m.poller[i - 1];
-		ASSERT_U64_EQ(o.tot.remote_locks, remote);
-		remote_seen += remote;
-		local_seen += m.npolls - 1 - remote;
+	lock_costs(&c, 500);
+	uint32_t remote_seen = 0, local_seen = 0, multi_seen = 0;
+	static const uint32_t shape[3][2] = { { 24, 0 }, { 24, 2 }, { 12, 4 } };
+	for (uint32_t sh = 0; sh < 3; sh++) {
+		for (uint64_t seed = 1; seed <= 4; seed++) {
+			static struct mt m;
+			uint32_t grand = shape[sh][1];
+			m = (struct mt){ .k = shape[sh][0], .compute_ns = 20000, .grand = grand };
+			struct model_out o;
+			mt_run("central-queue", 2, seed, &c, &m, &o);
+			ASSERT_EQ(m.npolls, 1 + m.k + m.k * grand);
+			uint32_t local, remote = lock_book(&m, &local);
+			ASSERT_U64_EQ(o.tot.remote_locks, remote);
+			remote_seen += remote;
+			local_seen += local;
+			/* Steps with more remote takings than one. */
+			for (uint32_t i = 1; i < m.npolls; i++)
+				multi_seen += m.poller[i] != m.poller[i - 1] && m.poll_spawns[i] &&
+					      m.poll_end[i - 1] > m.poll_start[i];
+		}
 	}
-	ASSERT(remote_seen > 0 && local_seen > 0);
-	fprintf(stderr, "    %u remote and %u local lock takings\n", remote_seen, local_seen);
+	ASSERT(remote_seen > 0 && local_seen > 0 && multi_seen > 0);
+	fprintf(stderr, "    %u remote and %u local lock takings; %u overlapping steps of "
+		"several\n", remote_seen, local_seen, multi_seen);
 
-	static struct mt one = { .k = 24, .compute_ns = 20000 };
+	static struct mt one = { .k = 24, .compute_ns = 20000, .grand = 2 };
 	struct model_out a, b;
 	mt_run("central-queue", 1, 1, &c, &one, &a);
 	ASSERT_U64_EQ(a.tot.remote_locks, 0);
@@ -297,7 +368,7 @@ static void remote_lock_pays_transfer(void)
 	more.work = 1;
 	static struct mt m2 = { .k = 24, .compute_ns = 200000 };
 	mt_run("central-queue", 2, 1, &zero, &m2, &a);
-	uint32_t order[MAXK + 2];
+	uint32_t order[2 * MAXK + 2];
 	memcpy(order, m2.poller, sizeof order);
 	mt_run("central-queue", 2, 1, &more, &m2, &b);
 	ASSERT(a.tot.remote_locks > 0);
