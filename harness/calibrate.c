@@ -1289,7 +1289,8 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 		fprintf(f, "# fitted, not measured: each policy's own cost per poll beyond the "
 			   "mechanisms above\n# and volt's share of the work, the fastest of its "
 			   "1-worker %s (%s) runs per poll\n# less the 1-worker sim's (volt: 0 by "
-			   "construction)\n", CALIBRATE_FIT_WORKLOAD, CALIBRATE_FIT_PARAMS);
+			   "construction)\n", cal->fit.workload, cal->fit.params ? cal->fit.params :
+			   "defaults");
 	for (uint32_t i = 0; i < cal->npolicy; i++) {
 		const struct calibrate_policy *cp = &cal->policy[i];
 		char name[64];
@@ -1303,7 +1304,8 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 			   "%s on %s (%s)\n# land on its fastest 2-worker run (of %u): run %.2f ms, "
 			   "sim %.2f ms (%.2f ms without it)\n%-13s = %-6llu # %s (default 0; the "
 			   "queue's lines alone measured %.2f, %.2f..%.2f)\n",
-			CALIBRATE_FIT_LOCK_POLICY, CALIBRATE_FIT_WORKLOAD, CALIBRATE_FIT_PARAMS,
+			cal->lock_policy, cal->fit.workload, cal->fit.params ? cal->fit.params :
+			"defaults",
 			cal->lock_runs, cal->lock_run_ns / 1e6, cal->lock_sim_ns / 1e6,
 			cal->lock_sim0_ns / 1e6, "lock_transfer",
 			(unsigned long long)cal->costs.lock_transfer,
@@ -1554,14 +1556,52 @@ static int fastest_run(const struct policy *p, uint32_t workers, const struct wo
 
 int calibrate_policies(struct calibration *cal, uint32_t reps, FILE *log)
 {
+	static const struct calibrate_work_spec fit = { CALIBRATE_FIT_WORKLOAD,
+							CALIBRATE_FIT_PARAMS };
+	return calibrate_policies_of(cal, reps, log, &fit, NULL, CALIBRATE_FIT_LOCK_POLICY);
+}
+
+int calibrate_policy_sim_run(const struct calibrate_work_spec *spec, const char *policy,
+			     uint32_t workers, const struct sim_costs *costs, uint64_t *ns,
+			     uint64_t *polls)
+{
+	const struct workload *wl = workload_find(spec->workload);
+	const struct policy *p = policy_find(policy);
+	double pv[64];
+	struct worker_stats st;
+	if (!wl || !p || wl->nparams > 64 || work_params(wl, spec->params, pv) != 0)
+		return -EINVAL;
+	struct sim_costs c = *costs;
+	sim_costs_use_work(&c, wl->name);
+	int rc = policy_run(p, workers, wl, pv, &c, ns, &st);
+	*polls = st.polls;
+	return rc;
+}
+
+/* Is `name` among `names` (NULL-terminated; NULL: every name)? */
+static bool listed(const char *const *names, const char *name)
+{
+	if (!names)
+		return true;
+	for (; *names; names++)
+		if (strcmp(*names, name) == 0)
+			return true;
+	return false;
+}
+
+int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
+			  const struct calibrate_work_spec *fit, const char *const *policies,
+			  const char *lock_policy)
+{
 	struct cal c = { .log = log };
-	const struct workload *wl = workload_find(CALIBRATE_FIT_WORKLOAD);
+	const struct workload *wl = workload_find(fit->workload);
 	double pv[64];
 	reps = reps ? reps : 1;
 	uint32_t cap = reps > WORK_REPS_MAX ? reps : WORK_REPS_MAX;
 	CHECK(wl && wl->nparams <= 64);
-	if (work_params(wl, CALIBRATE_FIT_PARAMS, pv) != 0)
+	if (work_params(wl, fit->params, pv) != 0)
 		return -EINVAL;
+	cal->fit = *fit;
 	/* The sim's costs as the file gives them, the workloads' work with
 	 * them (whole ns, as written). */
 	for (uint32_t i = 0; i < cal->nwork; i++) {
@@ -1576,7 +1616,7 @@ int calibrate_policies(struct calibration *cal, uint32_t reps, FILE *log)
 	for (size_t i = 0; policy_table[i] && rc == 0; i++) {
 		const struct policy *p = policy_table[i];
 		/* volt's is 0 by construction: the work is measured under it. */
-		if (p->test_only || strcmp(p->name, "volt") == 0 ||
+		if (p->test_only || strcmp(p->name, "volt") == 0 || !listed(policies, p->name) ||
 		    cal->npolicy == CALIBRATE_POLICIES)
 			continue;
 		struct calibrate_policy *cp = &cal->policy[cal->npolicy];
@@ -1601,7 +1641,7 @@ int calibrate_policies(struct calibration *cal, uint32_t reps, FILE *log)
 		    cp->sim_ns_per_poll);
 		cal->npolicy++;
 	}
-	if (rc || cal->cpus < 2)
+	if (rc || cal->cpus < 2 || !lock_policy)
 		return rc;
 
 	/*
@@ -1611,7 +1651,7 @@ int calibrate_policies(struct calibration *cal, uint32_t reps, FILE *log)
 	 * for by secant steps from the measured lines' figure until the sim
 	 * lands within 2% of the run.
 	 */
-	const struct policy *go = policy_find(CALIBRATE_FIT_LOCK_POLICY);
+	const struct policy *go = policy_find(lock_policy);
 	uint64_t run2;
 	uint32_t runs2;
 	CHECK(go);
@@ -1645,6 +1685,7 @@ int calibrate_policies(struct calibration *cal, uint32_t reps, FILE *log)
 		}
 	}
 	cal->lock_fitted = true;
+	cal->lock_policy = go->name;
 	cal->lock_run_ns = (double)run2;
 	cal->lock_sim_ns = (double)sim;
 	cal->lock_runs = runs2;

@@ -63,6 +63,9 @@ struct calibrate_work {
  * 2-worker threads run. The other workloads' cells are the check.
  */
 #define CALIBRATE_POLICIES 16
+struct calibrate_work_spec {
+	const char *workload, *params;	/* params "name=value" or NULL: the defaults */
+};
 #define CALIBRATE_FIT_WORKLOAD "fib"
 #define CALIBRATE_FIT_PARAMS "n=30"
 #define CALIBRATE_FIT_LOCK_POLICY "go"
@@ -88,7 +91,9 @@ struct calibration {
 	struct calibrate_work work[CALIBRATE_WORKLOADS];
 	uint32_t npolicy;
 	struct calibrate_policy policy[CALIBRATE_POLICIES];
+	struct calibrate_work_spec fit;	/* the workload the figures are fitted on */
 	bool lock_fitted;		/* lock_transfer is the fit, not the measurement */
+	const char *lock_policy;	/* ... on this policy's 2-worker run */
 	double lock_run_ns, lock_sim_ns, lock_sim0_ns;	/* the fit's run, sim, sim at 0 */
 	uint32_t lock_runs;
 };
@@ -102,15 +107,23 @@ int calibrate_workloads(struct calibration *cal, uint32_t reps, FILE *log);
 
 /* The same for the workloads and parameters given (at most
  * CALIBRATE_WORKLOADS; a test's small sizes). */
-struct calibrate_work_spec {
-	const char *workload, *params;
-};
 int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 			   const struct calibrate_work_spec *spec, uint32_t n);
 
 /* The fitted figures above, into cal->costs (after the workloads' work).
  * 0 or -errno. */
 int calibrate_policies(struct calibration *cal, uint32_t reps, FILE *log);
+/* The same on workload `fit`, for the `policies` named (NULL-terminated;
+ * NULL: all), the lock on `lock_policy`'s run (NULL: not fitted; a test's
+ * small sizes). */
+int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
+			  const struct calibrate_work_spec *fit, const char *const *policies,
+			  const char *lock_policy);
+/* A run of `spec` under `policy` on `workers` workers on the sim with
+ * `costs` (its work.NAME entry resolved): makespan and polls. */
+int calibrate_policy_sim_run(const struct calibrate_work_spec *spec, const char *policy,
+			     uint32_t workers, const struct sim_costs *costs, uint64_t *ns,
+			     uint64_t *polls);
 
 /* A 1-worker run of `spec` under volt on the sim with `costs`: its
  * makespan and polls. 0 or -errno. */

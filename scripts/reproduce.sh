@@ -311,7 +311,8 @@ elif kind == "sim-vs-threads":
                 out.append("1 worker agrees (%.2f): the gap is in what two workers share" % r1)
             else:
                 out.append("1 worker misses too (%.2f): this policy's own costs per poll "
-                           "differ from those of the calibration's volt run" % r1)
+                           "on this workload differ from what the calibration fitted (volt's "
+                           "work, the policy's poll.NAME from fib)" % r1)
         if not out:
             out.append("no cause in the results: a limit of the model (docs/sim.md)")
         return "; ".join(out)

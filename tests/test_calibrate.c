@@ -202,6 +202,60 @@ static void work_reproduces_the_run(void)
 	}
 }
 
+/*
+ * The fitted figures on a small fib (after work_reproduces_the_run, whose
+ * work.fib they build on): each policy's poll.NAME makes its 1-worker sim
+ * land on the fastest run it was fitted on (to the rounding to whole ns);
+ * the lock transfer's sim is the one the calibration recorded; and the
+ * file gives them back, the lock transfer once.
+ */
+static void fitted_figures_reproduce_their_runs(void)
+{
+	static const struct calibrate_work_spec fit = { "fib", "n=12" };
+	static const char *const policies[] = { "go", "central-queue", NULL };
+	ASSERT_EQ(calibrate_policies_of(&cal, 1, stderr, &fit, policies, "go"), 0);
+	ASSERT_EQ(cal.npolicy, 2);
+	for (uint32_t i = 0; i < cal.npolicy; i++) {
+		const struct calibrate_policy *cp = &cal.policy[i];
+		ASSERT(strcmp(cp->policy, policies[i]) == 0);
+		ASSERT(isfinite(cp->ns) && cp->ns >= 0);
+		uint64_t pp = sim_costs_policy_poll(&cal.costs, cp->policy), ns, polls;
+		ASSERT_U64_EQ(pp, cp->ns >= 1 ? (uint64_t)llround(cp->ns) : 1);
+		struct sim_costs c = cal.costs;
+		ASSERT_EQ(calibrate_policy_sim_run(&fit, cp->policy, 1, &c, &ns, &polls), 0);
+		fprintf(stderr, "    poll.%s = %llu: run %.0f ns, sim %llu ns\n", cp->policy,
+			(unsigned long long)pp, cp->run_ns_per_poll * (double)polls,
+			(unsigned long long)ns);
+		if (cp->ns < 1)
+			continue;	/* the run was faster than the sim without it */
+		ASSERT(fabs((double)ns - cp->run_ns_per_poll * (double)polls) <=
+		       0.5 * (double)polls + (double)pp + 1);
+	}
+	if (cal.cpus >= 2) {
+		uint64_t ns, polls;
+		ASSERT(cal.lock_fitted);
+		ASSERT_EQ(calibrate_policy_sim_run(&fit, "go", 2, &cal.costs, &ns, &polls), 0);
+		ASSERT(fabs((double)ns - cal.lock_sim_ns) < 1);
+		ASSERT(cal.costs.lock_transfer == 0 || cal.lock_sim0_ns < cal.lock_run_ns);
+	}
+	char path[256];
+	path_in_dir(path, sizeof path, "fitted.txt");
+	FILE *f = fopen(path, "w");
+	ASSERT(f != NULL);
+	calibrate_print_costs(f, path, &cal);
+	fclose(f);
+	struct sim_costs back;
+	char err[256];
+	sim_costs_default(&back);
+	if (sim_costs_load(&back, path, err, sizeof err) != 0)
+		TEST_FAIL("the fitted file does not load back: %s", err);
+	ASSERT_U64_EQ(back.lock_transfer, cal.costs.lock_transfer);
+	for (uint32_t i = 0; i < cal.npolicy; i++)
+		ASSERT_U64_EQ(sim_costs_policy_poll(&back, cal.policy[i].policy),
+			      sim_costs_policy_poll(&cal.costs, cal.policy[i].policy));
+	unlink(path);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/test_calibrate.XXXXXX");
@@ -211,6 +265,7 @@ int main(void)
 	RUN(unwritable_place_and_abort);
 	RUN(unknown_cost_rejected);
 	RUN(work_reproduces_the_run);
+	RUN(fitted_figures_reproduce_their_runs);
 	ASSERT_EQ(rmdir(dir), 0);
 	return 0;
 }
