@@ -260,7 +260,8 @@ static uint64_t lock_cost(struct sim_engine *s, uint64_t clock, uint64_t n, uint
 static inline uint64_t model_cost(const struct sim_costs *c, const struct worker_stats *st)
 {
 	return (st->cold_migrated + st->cold_aged) * c->cold_start +
-	       st->remote_joins * c->line_transfer + st->polls * (c->work + c->policy_poll);
+	       st->remote_joins * c->line_transfer + st->polls * (c->work + c->policy_poll) +
+	       (st->cold_migrated + st->remote_joins) * c->contended;
 }
 
 /* With the cache model on, every task a worker hands to its policy (a
@@ -553,7 +554,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	s->steps = 0;
 	rng_seed(&s->rng, rt->cfg.seed ^ s->seed, 0x73696dull);
 	memset(s->w, 0, s->n * sizeof *s->w);
-	rt->touch_on = s->costs.cold_start || s->costs.line_transfer;
+	rt->touch_on = s->costs.cold_start || s->costs.line_transfer || s->costs.contended;
 	rt->touch_cold_after = s->costs.cold_after;
 	for (uint32_t i = 0; i < s->n && rt->touch_on; i++) {
 		s->w[i].sched_local = rt->policy->schedule_local;	/* as rt_create set it */

@@ -66,6 +66,7 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -1181,6 +1182,9 @@ int calibrate_costs(struct calibration *cal, uint32_t passes, uint32_t reps, FIL
 		 * (late I/O delivery): calibrated runs deliver on time. */
 		cal->ns.io_delay = cal->lo.io_delay = cal->hi.io_delay = 0;
 		cal->costs.io_delay = 0;
+		/* Fitted on a 2-worker run (calibrate_policies), not measured
+		 * here: 0 until then. */
+		cal->costs.contended = 0;
 	}
 	c.e->ops->destroy(c.e);
 	free(c.s);
@@ -1265,7 +1269,8 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 		   "# after it: its meaning, the default, the measured figure and its range\n",
 		cal->pinned ? "between CPUs 0 and 1" : "unpinned", cal->passes, cal->reps);
 #define X(name, def, help)                                                                   \
-	if (!cal->lock_fitted || strcmp(#name, "lock_transfer") != 0)                        \
+	if ((!cal->lock_fitted || strcmp(#name, "lock_transfer") != 0) &&                    \
+	    (!cal->contended_fit.fitted || strcmp(#name, "contended") != 0))                 \
 		fprintf(f, "%-13s = %-6llu # %s (default %llu; measured %.2f, %.2f..%.2f)\n", \
 			#name, (unsigned long long)cal->costs.name, help,                    \
 			(unsigned long long)(def), cal->ns.name, cal->lo.name, cal->hi.name);
@@ -1299,6 +1304,17 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 			(unsigned long long)whole_ns(cp->ns), cp->run_ns_per_poll,
 			cp->sim_ns_per_poll);
 	}
+	if (cal->contended_fit.fitted)
+		fprintf(f, "# fitted, not measured: what a migrated cold start or a remote join costs "
+			   "beyond the figures above\n# in a 2-worker run, that makes the 2-worker sim "
+			   "of %s on %s (%s) land on its fastest\n# 2-worker run (of %u): run %.2f ms, "
+			   "sim %.2f ms (%.2f ms without it)\n%-13s = %-6llu # %s (default 0)\n",
+			cal->contended_fit.policy, cal->fit.workload,
+			cal->fit.params ? cal->fit.params : "defaults", cal->contended_fit.runs,
+			cal->contended_fit.run_ns / 1e6, cal->contended_fit.sim_ns / 1e6,
+			cal->contended_fit.sim0_ns / 1e6, "contended",
+			(unsigned long long)cal->costs.contended,
+			"a migrated cold start or remote join beyond the uncontended figures");
 	if (cal->lock_fitted)
 		fprintf(f, "# fitted, not measured: the lock transfer that makes the 2-worker sim of "
 			   "%s on %s (%s)\n# land on its fastest 2-worker run (of %u): run %.2f ms, "
@@ -1554,6 +1570,54 @@ static int fastest_run(const struct policy *p, uint32_t workers, const struct wo
 	return rc;
 }
 
+/*
+ * Fit the cost at `off` in cal->costs (a uint64_t of struct sim_costs) so
+ * that the 2-worker sim of `p` on the workload lands on the fastest of its
+ * 2-worker threads runs: from 0 (if the sim is as slow as the run already,
+ * the cost stays 0) and `first`, secant steps until within 2% (at most 6).
+ */
+static int fit_2w(struct cal *c, struct calibration *cal, const struct policy *p,
+		  const struct workload *wl, const double *pv, uint32_t reps, uint32_t cap,
+		  size_t off, double first, struct calibrate_fit *fit)
+{
+	uint64_t run, sim;
+	struct worker_stats st;
+	(void)c;
+	memset(fit, 0, sizeof *fit);
+	int rc = fastest_run(p, 2, wl, pv, reps, cap, &run, &fit->runs);
+	if (rc)
+		return rc;
+	struct sim_costs costs = cal->costs;
+	sim_costs_use_work(&costs, wl->name);
+	uint64_t *cost = (uint64_t *)((char *)&costs + off);
+	*cost = 0;
+	if ((rc = policy_run(p, 2, wl, pv, &costs, &sim, &st)))
+		return rc;
+	double x0 = 0, x1 = first, s0 = (double)sim, s1 = s0, x = 0;
+	fit->sim0_ns = s0;
+	if (s0 < (double)run) {
+		for (int k = 0; k < 6; k++) {
+			*cost = whole_ns(x1);
+			if ((rc = policy_run(p, 2, wl, pv, &costs, &sim, &st)))
+				return rc;
+			s1 = (double)sim;
+			x = x1;
+			if (fabs(s1 - (double)run) < 0.02 * (double)run || s1 == s0)
+				break;
+			double next = x1 + ((double)run - s1) * (x1 - x0) / (s1 - s0);
+			x0 = x1;
+			s0 = s1;
+			x1 = fmin(fmax(next, 1), (double)SIM_COST_MAX_NS);
+		}
+	}
+	fit->fitted = true;
+	fit->policy = p->name;
+	fit->run_ns = (double)run;
+	fit->sim_ns = s1;
+	*(uint64_t *)((char *)&cal->costs + off) = x < 1 ? 0 : whole_ns(x);
+	return 0;
+}
+
 int calibrate_policies(struct calibration *cal, uint32_t reps, FILE *log)
 {
 	static const struct calibrate_work_spec fit = { CALIBRATE_FIT_WORKLOAD,
@@ -1645,57 +1709,41 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 		return rc;
 
 	/*
-	 * lock_transfer: go's 2-worker run, whose every schedule takes the
-	 * global queue's lock (wakep), against the sim of it at the costs
-	 * above (its own per-poll figure included), the transfer searched
-	 * for by secant steps from the measured lines' figure until the sim
-	 * lands within 2% of the run.
+	 * contended: volt's 2-worker run, whose tasks migrate through the
+	 * global queue and whose joins arrive from the other worker, against
+	 * the sim of it at the costs above; then lock_transfer: go's, whose
+	 * every schedule takes the global queue's lock (wakep), with the
+	 * contended figure just fitted. Each searched for by secant steps
+	 * until the sim lands within 2% of the fastest run.
 	 */
-	const struct policy *go = policy_find(lock_policy);
-	uint64_t run2;
-	uint32_t runs2;
-	CHECK(go);
-	rc = fastest_run(go, 2, wl, pv, reps, cap, &run2, &runs2);
+	const struct policy *vp = policy_find("volt");
+	CHECK(vp);
+	rc = fit_2w(&c, cal, vp, wl, pv, reps, cap, offsetof(struct sim_costs, contended), 60,
+		    &cal->contended_fit);
 	if (rc)
 		return rc;
-	costs = cal->costs;
-	sim_costs_use_work(&costs, wl->name);
-	struct worker_stats st;
-	double x0 = 0, x1 = fmax(cal->ns.lock_transfer, 1) * 4, s0, s1;
-	uint64_t sim;
-	costs.lock_transfer = 0;
-	if ((rc = policy_run(go, 2, wl, pv, &costs, &sim, &st)))
+	say(&c, "contended: %llu ns per migrated cold start or remote join (%s's fastest of %u "
+	    "2-worker %s runs %.1f ms, the sim %.1f ms with it, %.1f ms without)",
+	    (unsigned long long)cal->costs.contended, vp->name, cal->contended_fit.runs, wl->name,
+	    cal->contended_fit.run_ns / 1e6, cal->contended_fit.sim_ns / 1e6,
+	    cal->contended_fit.sim0_ns / 1e6);
+	const struct policy *go = policy_find(lock_policy);
+	CHECK(go);
+	struct calibrate_fit lf;
+	rc = fit_2w(&c, cal, go, wl, pv, reps, cap, offsetof(struct sim_costs, lock_transfer),
+		    fmax(cal->ns.lock_transfer, 1) * 4, &lf);
+	if (rc)
 		return rc;
-	s0 = (double)sim;
-	cal->lock_sim0_ns = s0;
-	double x = 0;
-	if (s0 < (double)run2) {
-		for (int k = 0; k < 6; k++) {
-			costs.lock_transfer = whole_ns(x1);
-			if ((rc = policy_run(go, 2, wl, pv, &costs, &sim, &st)))
-				return rc;
-			s1 = (double)sim;
-			x = x1;
-			if (fabs(s1 - (double)run2) < 0.02 * (double)run2 || s1 == s0)
-				break;
-			double next = x1 + ((double)run2 - s1) * (x1 - x0) / (s1 - s0);
-			x0 = x1;
-			s0 = s1;
-			x1 = fmin(fmax(next, 1), (double)SIM_COST_MAX_NS);
-		}
-	}
 	cal->lock_fitted = true;
 	cal->lock_policy = go->name;
-	cal->lock_run_ns = (double)run2;
-	cal->lock_sim_ns = (double)sim;
-	cal->lock_runs = runs2;
-	cal->costs.lock_transfer = whole_ns(x);
-	if (x < 1)
-		cal->costs.lock_transfer = 0;
+	cal->lock_run_ns = lf.run_ns;
+	cal->lock_sim_ns = lf.sim_ns;
+	cal->lock_sim0_ns = lf.sim0_ns;
+	cal->lock_runs = lf.runs;
 	say(&c, "lock_transfer: %llu ns per taking after another worker (%s's fastest of %u "
 	    "2-worker %s runs %.1f ms, the sim %.1f ms with it, %.1f ms without; the queue's "
 	    "lines alone %.1f ns)", (unsigned long long)cal->costs.lock_transfer, go->name,
-	    runs2, wl->name, (double)run2 / 1e6, cal->lock_sim_ns / 1e6, cal->lock_sim0_ns / 1e6,
+	    lf.runs, wl->name, lf.run_ns / 1e6, lf.sim_ns / 1e6, lf.sim0_ns / 1e6,
 	    cal->ns.lock_transfer);
 	return 0;
 }

@@ -58,9 +58,10 @@ struct calibrate_work {
  * Fitted figures (calibrate_policies, after the workloads): each policy's
  * own per-poll cost, poll.NAME, the fastest of its 1-worker threads runs of
  * CALIBRATE_FIT_WORKLOAD less the 1-worker sim's of it (volt's is 0 by
- * construction), and lock_transfer, searched for until the 2-worker sim of
- * CALIBRATE_FIT_LOCK_POLICY on the same workload lands on its fastest
- * 2-worker threads run. The other workloads' cells are the check.
+ * construction); contended, searched for until the 2-worker sim of volt on
+ * the same workload lands on its fastest 2-worker threads run; then
+ * lock_transfer, the same on CALIBRATE_FIT_LOCK_POLICY's. The other
+ * workloads' cells are the check.
  */
 #define CALIBRATE_POLICIES 16
 struct calibrate_work_spec {
@@ -69,6 +70,14 @@ struct calibrate_work_spec {
 #define CALIBRATE_FIT_WORKLOAD "fib"
 #define CALIBRATE_FIT_PARAMS "n=30"
 #define CALIBRATE_FIT_LOCK_POLICY "go"
+/* A cost fitted on a policy's 2-worker run. */
+struct calibrate_fit {
+	bool fitted;
+	const char *policy;
+	double run_ns, sim_ns, sim0_ns;	/* the fastest run, the sim with and without it */
+	uint32_t runs;
+};
+
 struct calibrate_policy {
 	const char *policy;
 	double run_ns_per_poll;		/* the fastest 1-worker run's makespan per poll */
@@ -94,6 +103,7 @@ struct calibration {
 	struct calibrate_work_spec fit;	/* the workload the figures are fitted on */
 	bool lock_fitted;		/* lock_transfer is the fit, not the measurement */
 	const char *lock_policy;	/* ... on this policy's 2-worker run */
+	struct calibrate_fit contended_fit;	/* contended, on volt's 2-worker run */
 	double lock_run_ns, lock_sim_ns, lock_sim0_ns;	/* the fit's run, sim, sim at 0 */
 	uint32_t lock_runs;
 };

@@ -207,7 +207,7 @@ static void work_reproduces_the_run(void)
  * work.fib they build on): each policy's poll.NAME makes its 1-worker sim
  * land on the fastest run it was fitted on (to the rounding to whole ns);
  * the lock transfer's sim is the one the calibration recorded; and the
- * file gives them back, the lock transfer once.
+ * file gives them back, the lock transfer and the contended figure once.
  */
 static void fitted_figures_reproduce_their_runs(void)
 {
@@ -237,6 +237,9 @@ static void fitted_figures_reproduce_their_runs(void)
 		ASSERT_EQ(calibrate_policy_sim_run(&fit, "go", 2, &cal.costs, &ns, &polls), 0);
 		ASSERT(fabs((double)ns - cal.lock_sim_ns) < 1);
 		ASSERT(cal.costs.lock_transfer == 0 || cal.lock_sim0_ns < cal.lock_run_ns);
+		ASSERT(cal.contended_fit.fitted);
+		ASSERT(cal.costs.contended == 0 ||
+		       cal.contended_fit.sim0_ns < cal.contended_fit.run_ns);
 	}
 	char path[256];
 	path_in_dir(path, sizeof path, "fitted.txt");
@@ -250,6 +253,7 @@ static void fitted_figures_reproduce_their_runs(void)
 	if (sim_costs_load(&back, path, err, sizeof err) != 0)
 		TEST_FAIL("the fitted file does not load back: %s", err);
 	ASSERT_U64_EQ(back.lock_transfer, cal.costs.lock_transfer);
+	ASSERT_U64_EQ(back.contended, cal.costs.contended);
 	for (uint32_t i = 0; i < cal.npolicy; i++)
 		ASSERT_U64_EQ(sim_costs_policy_poll(&back, cal.policy[i].policy),
 			      sim_costs_policy_poll(&cal.costs, cal.policy[i].policy));

@@ -378,11 +378,56 @@ static void remote_lock_pays_transfer(void)
 	ASSERT(b.makespan <= a.makespan + 5000 * b.tot.remote_locks);
 }
 
+/*
+ * The contended figure: each migrated cold start and each remote join pays
+ * it on top of its own cost, and nothing else does. Fan-out on 2 workers
+ * under volt, the children long enough that each is polled where it was
+ * at 0 and at 5 us: the same migrations (stolen children), and a
+ * run longer by at least the slower worker's share of their charges and at
+ * most all of them. On 1 worker (no migration, no remote join; aged cold
+ * starts) the figure changes nothing.
+ */
+static void contended_pays_migrations(void)
+{
+	struct sim_costs zero, more;
+	model_costs(&zero, 300, 200, SIM_COST_MAX_NS);
+	more = zero;
+	more.contended = 5000;
+	static struct mt m = { .k = 16, .compute_ns = 400000 };
+	struct model_out a, b;
+	mt_run("volt", 2, 1, &zero, &m, &a);
+	uint32_t who[MAXK];
+	for (uint32_t i = 0; i < m.k; i++)
+		who[i] = m.child[i].poller;
+	mt_run("volt", 2, 1, &more, &m, &b);
+	/* Each child polled where it was (the order of the two workers'
+	 * polls may shift: the thief's clock runs later). */
+	for (uint32_t i = 0; i < m.k; i++)
+		ASSERT_EQ(m.child[i].poller, who[i]);
+	ASSERT_U64_EQ(b.tot.cold_migrated, a.tot.cold_migrated);
+	ASSERT_U64_EQ(b.tot.remote_joins, a.tot.remote_joins);
+	uint64_t events = b.tot.cold_migrated + b.tot.remote_joins;
+	ASSERT(events > 0);
+	fprintf(stderr, "    %llu migrations and remote joins\n", (unsigned long long)events);
+	ASSERT(b.makespan >= a.makespan + 5000 * (events / 2));
+	ASSERT(b.makespan <= a.makespan + 5000 * events);
+	/* One worker, children aged past a short cold_after: their cold
+	 * starts are not migrations, and pay nothing more. */
+	model_costs(&zero, 300, 200, 35000);
+	more = zero;
+	more.contended = 5000;
+	mt_run("volt", 1, 1, &zero, &m, &a);
+	mt_run("volt", 1, 1, &more, &m, &b);
+	ASSERT(b.tot.cold_aged > 0);
+	ASSERT_U64_EQ(b.makespan, a.makespan);
+}
+
 int main(void)
 {
 	RUN(stolen_pays_cold_start);
 	RUN(remote_join_pays_transfer);
 	RUN(charges_add_exactly);
 	RUN(remote_lock_pays_transfer);
+	RUN(contended_pays_migrations);
 	return 0;
 }
