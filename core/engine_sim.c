@@ -321,6 +321,9 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 	 * model off (`model` false) its every term is 0, and no lock
 	 * transfer is charged. */
 	uint64_t total = sim_costs_mechanisms(c, now) + (model ? model_cost(c, now) : 0);
+	/* A model term that sim_costs_model_on does not know of would be
+	 * dropped here. */
+	DCHECK(model || model_cost(c, now) == 0);
 	uint64_t cost = total - sw->last_cost;
 	uint64_t locks = now->global_batches + now->overflows - sw->last_locks;
 	bool progressed = now->completions != sw->last_completions;
