@@ -377,6 +377,59 @@ static int stall(struct sim_engine *s, struct runtime *rt)
 }
 
 /*
+ * Prefetch what the step after this one is likely to touch first. That
+ * step is the worker's whose event is the earliest but for the stepping
+ * one's (the earliest of the siblings on its path; by time alone, since a
+ * hint need not break ties), unless this step ends before that event or
+ * sets an earlier one: on fib(30) with 64 workers the guess is right in
+ * 99.4% of steps. With many workers stepping in turn a worker's lines have
+ * left L1 by its next step; fetched here they arrive while this step runs:
+ * its engine state, the first five lines of its struct worker, its ring's
+ * head and progress lines, its policy state's first two lines, its LIFO
+ * slot's task, its task pool's next free block, its ring's head slot and
+ * the task there. Loads and prefetches only (a prefetch never faults, and
+ * a stale pointer costs a wasted fetch at most): what the run does does
+ * not depend on them.
+ */
+static inline __attribute__((always_inline)) void prefetch_next(const struct sim_engine *s,
+								const struct runtime *rt, uint32_t id)
+{
+	const struct sim_node *node = s->node;
+	uint64_t best = UINT64_MAX, who = id;
+	for (uint32_t k = s->leaves + id; k > 1; k >>= 1) {
+		const struct sim_node *sib = &node[k ^ 1];
+		uint64_t t = (uint64_t)(sib->key >> 64), sid = sib->id;
+#if defined(__x86_64__)
+		__asm__("cmp %[best], %[t]\n\t"
+			"cmovb %[t], %[best]\n\t"
+			"cmovb %[sid], %[who]"
+			: [best] "+&r"(best), [who] "+&r"(who)
+			: [t] "r"(t), [sid] "r"(sid)
+			: "cc");
+#else
+		who = t < best ? sid : who;
+		best = t < best ? t : best;
+#endif
+	}
+	const struct worker *w = &rt->workers[who];
+	const char *line = (const char *)w;
+	__builtin_prefetch(&s->w[who], 1);
+	for (int i = 0; i < 5; i++)
+		__builtin_prefetch(line + i * CACHE_LINE, 1);
+	struct worker_shared *sh = &rt->shared[who];
+	__builtin_prefetch(&sh->ring.head, 1);
+	__builtin_prefetch(&sh->progress, 1);
+	__builtin_prefetch(w->pstate, 1);
+	__builtin_prefetch((const char *)w->pstate + CACHE_LINE, 1);
+	__builtin_prefetch(w->lifo, 1);
+	__builtin_prefetch(w->pool.free, 1);
+	/* Relaxed: the engine runs every worker on this one thread. */
+	uint32_t slot = ring_real(atomic_load_explicit(&sh->ring.head, memory_order_relaxed)) & RING_MASK;
+	__builtin_prefetch(&sh->ring.buf[slot], 1);
+	__builtin_prefetch(sh->ring.buf[slot], 1);
+}
+
+/*
  * The event loop, from the first step to the end of the run. Instantiated
  * twice (sim_run): for a plain run, with `explore`, `check` and `model`
  * constant false, so that the start's, the I/O's and the invariant's tests
@@ -458,6 +511,8 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		 * ends in sets the next one or clears it. */
 		struct sim_worker *sw = &s->w[id];
 		struct worker *w = &rt->workers[id];
+		if (!explore)
+			prefetch_next(s, rt, id);
 		if (sw->state == W_PARKED) {
 			/* Woken by an unpark, or its park timed out. */
 			uint64_t at = next_step;
