@@ -74,7 +74,7 @@ static void timeout_versus_claim(void)
 }
 
 /* Parkers time out while claimers claim; counts must end balanced. */
-#define ROUNDS 100000
+#define ROUNDS 20000
 
 struct race {
 	struct idle s;
