@@ -19,31 +19,37 @@ void sim_costs_default(struct sim_costs *c)
 #undef X
 }
 
-static int work_find(const struct sim_costs *c, const char *name)
+static int named_find(const struct sim_named_cost *v, uint32_t n, const char *name)
 {
-	for (uint32_t i = 0; i < c->nwork; i++)
-		if (strcmp(c->works[i].name, name) == 0)
+	for (uint32_t i = 0; i < n; i++)
+		if (strcmp(v[i].name, name) == 0)
 			return (int)i;
 	return -1;
+}
+
+/* Set NAME's entry, adding it if it is new; -1 if the table is full. */
+static int named_set(struct sim_named_cost *v, uint32_t *n, const char *name, uint64_t ns)
+{
+	int i = named_find(v, *n, name);
+	if (i < 0) {
+		if (*n == SIM_WORK_MAX)
+			return -1;
+		i = (int)(*n)++;
+		snprintf(v[i].name, SIM_WORK_NAME, "%s", name);
+	}
+	v[i].ns = ns;
+	return 0;
 }
 
 void sim_costs_use_work(struct sim_costs *c, const char *name)
 {
-	int i = work_find(c, name);
+	int i = named_find(c->works, c->nwork, name);
 	c->work = i < 0 ? 0 : c->works[i].ns;
-}
-
-static int policy_entry(const struct sim_costs *c, const char *name)
-{
-	for (uint32_t i = 0; i < c->npolicy; i++)
-		if (strcmp(c->policies[i].name, name) == 0)
-			return (int)i;
-	return -1;
 }
 
 uint64_t sim_costs_policy_poll(const struct sim_costs *c, const char *name)
 {
-	int i = policy_entry(c, name);
+	int i = named_find(c->policies, c->npolicy, name);
 	return i < 0 ? 0 : c->policies[i].ns;
 }
 
@@ -57,27 +63,12 @@ int sim_costs_set(struct sim_costs *c, const char *name, uint64_t ns)
 	SIM_COSTS(X)
 	SIM_MODEL_COSTS(X)
 #undef X
-	if (strncmp(name, "work.", 5) == 0 && name[5] && strlen(name + 5) < SIM_WORK_NAME) {
-		int i = work_find(c, name + 5);
-		if (i < 0) {
-			if (c->nwork == SIM_WORK_MAX)
-				return -1;
-			i = (int)c->nwork++;
-			snprintf(c->works[i].name, SIM_WORK_NAME, "%s", name + 5);
-		}
-		c->works[i].ns = ns;
-		return 0;
-	}
-	if (strncmp(name, "poll.", 5) == 0 && name[5] && strlen(name + 5) < SIM_WORK_NAME) {
-		int i = policy_entry(c, name + 5);
-		if (i < 0) {
-			if (c->npolicy == SIM_WORK_MAX)
-				return -1;
-			i = (int)c->npolicy++;
-			snprintf(c->policies[i].name, SIM_WORK_NAME, "%s", name + 5);
-		}
-		c->policies[i].ns = ns;
-		return 0;
+	size_t len = strlen(name);
+	if (len > 5 && len - 5 < SIM_WORK_NAME) {
+		if (strncmp(name, "work.", 5) == 0)
+			return named_set(c->works, &c->nwork, name + 5, ns);
+		if (strncmp(name, "poll.", 5) == 0)
+			return named_set(c->policies, &c->npolicy, name + 5, ns);
 	}
 	return -1;
 }
@@ -264,7 +255,7 @@ int sim_costs_load(struct sim_costs *c, const char *path, char *err, size_t len)
 						 SIM_WORK_MAX);
 					return -1;
 				}
-				k = 64 + work_find(c, name + 5);
+				k = 64 + named_find(c->works, c->nwork, name + 5);
 			}
 			if (k < 0 && strncmp(name, "poll.", 5) == 0) {
 				if (sim_costs_set(c, name, 0)) {
@@ -273,7 +264,8 @@ int sim_costs_load(struct sim_costs *c, const char *path, char *err, size_t len)
 						 SIM_WORK_MAX);
 					return -1;
 				}
-				k = 64 + SIM_WORK_MAX + policy_entry(c, name + 5);
+				k = 64 + SIM_WORK_MAX +
+				    named_find(c->policies, c->npolicy, name + 5);
 			}
 			if (k < 0) {
 				char names[512];

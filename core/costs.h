@@ -59,6 +59,12 @@
 #define SIM_WORK_MAX 32
 #define SIM_WORK_NAME 32
 
+/* A cost file's `work.NAME` or `poll.NAME` line. */
+struct sim_named_cost {
+	char name[SIM_WORK_NAME];
+	uint64_t ns;
+};
+
 struct sim_costs {
 #define X(name, def, help) uint64_t name;
 	SIM_COSTS(X)
@@ -72,10 +78,7 @@ struct sim_costs {
 	 */
 	uint64_t work;
 	uint32_t nwork;
-	struct {
-		char name[SIM_WORK_NAME];
-		uint64_t ns;
-	} works[SIM_WORK_MAX];
+	struct sim_named_cost works[SIM_WORK_MAX];
 	/*
 	 * `poll.NAME = ns`: what a poll under policy NAME costs beyond the
 	 * mechanisms its counters show and volt's share of the rest (the
@@ -86,10 +89,7 @@ struct sim_costs {
 	 */
 	uint64_t policy_poll;	/* the running policy's, set by the sim engine */
 	uint32_t npolicy;
-	struct {
-		char name[SIM_WORK_NAME];
-		uint64_t ns;
-	} policies[SIM_WORK_MAX];
+	struct sim_named_cost policies[SIM_WORK_MAX];
 };
 
 /*
