@@ -1,7 +1,8 @@
 /*
  * test_task.c - the task state machine: who enqueues on a wake, exactly one
- * more poll for wakes during a poll, nothing after completion, and no wake
- * lost under a concurrent waker.
+ * more poll for wakes during a poll, nothing after completion, no wake
+ * lost under a concurrent waker, and a child's result seen by the parent's
+ * next poll whichever of them schedules it (under TSan: the orderings).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -176,6 +177,75 @@ static void no_lost_wake_under_race(void)
 	fprintf(stderr, "    %u polls for %u wakes\n", r.polls, WAKES);
 }
 
+/*
+ * A child thread writes its result (a plain write) and arrives on a parent
+ * the main thread is polling (TASK_JOIN(1)), round after round. Either the
+ * arrival finds the parent idle and hands it over (its own release and
+ * acquire, as a queue would), or it lands during the poll and the poll's
+ * end asks for one more poll at once: then the only path from the child's
+ * write to that poll's read is the state word (the arrival's release, the
+ * end CAS after it, an RMW, and the next poll's begin-load). TSan reports
+ * the read if that path orders nothing; the value is checked too.
+ */
+#define ROUNDS 20000u
+
+struct jrace {
+	struct task t;
+	uint64_t result;		/* plain: published by the arrival */
+	_Atomic uint32_t go, handoff, done;
+};
+
+static void *child(void *arg)
+{
+	struct jrace *r = arg;
+	for (uint32_t i = 1; i <= ROUNDS; i++) {
+		while (atomic_load_explicit(&r->go, memory_order_acquire) != i)
+			sched_yield();
+		r->result = i;
+		if (task_join_arrive(&r->t))
+			atomic_store_explicit(&r->handoff, i, memory_order_release);
+		atomic_store_explicit(&r->done, i, memory_order_release);
+	}
+	return NULL;
+}
+
+static void arrival_during_poll_publishes(void)
+{
+	static struct jrace r;
+	atomic_init(&r.go, 0);
+	atomic_init(&r.handoff, 0);
+	atomic_init(&r.done, 0);
+	pthread_t th;
+	ASSERT_EQ(pthread_create(&th, NULL, child, &r), 0);
+	uint32_t during = 0;
+	for (uint32_t i = 1; i <= ROUNDS; i++) {
+		/* The child is done with the last round's task (done, acquire). */
+		task_init(&r.t, &vt);
+		atomic_store_explicit(&r.go, i, memory_order_release);
+		uint32_t b = task_poll_begin(&r.t);
+		/* An odd round's poll lasts until the arrival is in, or a
+		 * while (relaxed reads, which order nothing); an even one's
+		 * ends at once, so that the arrival often comes after it. */
+		for (uint32_t k = 0; k < (i & 1 ? 1000u : 0u) && task_joins(task_state(&r.t)) == 0; k++)
+			if (k % 64 == 63)
+				sched_yield();
+		if (task_poll_end(&r.t, b, 1)) {
+			during++;
+		} else {
+			while (atomic_load_explicit(&r.handoff, memory_order_acquire) != i)
+				sched_yield();
+		}
+		b = task_poll_begin(&r.t);
+		ASSERT_EQ(task_joins(b), 0);
+		ASSERT_EQ(r.result, (uint64_t)i);
+		task_complete(&r.t);
+		while (atomic_load_explicit(&r.done, memory_order_acquire) != i)
+			sched_yield();
+	}
+	pthread_join(th, NULL);
+	fprintf(stderr, "    %u of %u arrivals during the poll\n", during, ROUNDS);
+}
+
 int main(void)
 {
 	RUN(wake_idle_enqueues_once);
@@ -185,5 +255,6 @@ int main(void)
 	RUN(join_during_poll);
 	RUN(wake_counter_wraps);
 	RUN(no_lost_wake_under_race);
+	RUN(arrival_during_poll_publishes);
 	return 0;
 }
