@@ -48,8 +48,9 @@
  * Cost: poll begin is a plain load, so a poll that completes costs no
  * atomic read-modify-write at all, and a pending poll costs one CAS. Wakers
  * pay one CAS. A waker whose bump the runner's begin-load did not observe
- * still gets its writes seen: the runner's end CAS fails, acquires the
- * waker's release, and the extra poll sees them.
+ * still gets its writes seen: the runner's end CAS fails, and its retry, an
+ * RMW, continues the waker's release sequence, which the extra poll's
+ * begin-load (acquire) reads (C11 5.1.2.4: every RMW continues one).
  */
 #ifndef HARNESS_CORE_TASK_H
 #define HARNESS_CORE_TASK_H
@@ -155,9 +156,10 @@ static inline void task_prefetch_cont(const struct task *t)
 /*
  * Wake: returns true if the caller now owns the duty to enqueue the task.
  * Release: the waker's prior writes (a child's result, say) reach the poll
- * that consumes this wake: through the queue if the task was idle, through
- * the runner's poll-end CAS (acquire) if it was running, through the next
- * poll's begin-load (acquire) if it was queued.
+ * that consumes this wake: through the queue if the task was idle, and
+ * through that poll's begin-load (acquire) if it was queued or running (the
+ * runner's poll-end CAS, an RMW after this one, continues the release
+ * sequence that load reads).
  */
 static inline bool task_wake(struct task *t)
 {
@@ -231,26 +233,30 @@ static inline uint32_t task_poll_begin(struct task *t)
  * Goes idle unless a wake arrived since `begin` was read, or the join count
  * reached zero during the poll. Returns true in those cases; the task
  * then stays SCHEDULED and the caller must schedule it again (exactly one
- * more poll). Release publishes this poll's writes to the next waker;
- * acquire on failure takes in the writes of wakes and arrivals that came
- * during the poll.
+ * more poll). The CAS races with wakes and join arrivals (release RMWs on
+ * the word). Release publishes this poll's writes to the task's next poll,
+ * on whatever worker: its begin-load (acquire) reads this CAS's word or a
+ * later wake's or arrival's RMW, all in this release sequence. A failure
+ * needs no acquire: the CAS that then succeeds is an RMW after the wakes
+ * and arrivals that came during the poll, so it continues their release
+ * sequences, and the extra poll's begin-load (acquire) reads it and takes
+ * in their writes (tests/test_task.c, arrival_during_poll_publishes).
  */
 static inline bool task_poll_end(struct task *t, uint32_t begin, uint32_t joins)
 {
 	/* The first attempt expects the word read at begin: no wake or
 	 * arrival came meanwhile, so only this poll's own joins can make it
-	 * run again (none left to await). The CAS races with wakes and join
-	 * arrivals (their release RMWs on the word): release publishes this
-	 * poll's writes to the next waker, as in the loop; a failure, with
-	 * acquire, reads the word they left and takes in their writes, and
-	 * the loop goes on from it. */
+	 * run again (none left to await). It is the loop's first pass, with
+	 * its orderings (above): release pairs with the next poll's
+	 * begin-load; a failure (relaxed) reads the word the racing wakes
+	 * and arrivals left, and the loop goes on from it. */
 	uint32_t cur = begin, first = task_joins_add(begin, (int32_t)joins);
 	bool first_again = joins && task_joins_zero(first);
 	if (!first_again)
 		first &= ~(uint32_t)TASK_SCHEDULED;
 	if (__builtin_expect(atomic_compare_exchange_weak_explicit(&t->state, &cur, first,
 								   memory_order_release,
-								   memory_order_acquire),
+								   memory_order_relaxed),
 			     1))
 		return first_again;
 	for (;;) {
@@ -265,7 +271,7 @@ static inline bool task_poll_end(struct task *t, uint32_t begin, uint32_t joins)
 			next &= ~(uint32_t)TASK_SCHEDULED;
 		if (atomic_compare_exchange_weak_explicit(&t->state, &cur, next,
 							  memory_order_release,
-							  memory_order_acquire))
+							  memory_order_relaxed))
 			return again;
 	}
 }

@@ -151,8 +151,9 @@ static enum task_poll pp_ping_poll(struct task *t, struct worker *w)
 	}
 	/*
 	 * The partner wrote the mailbox before the wake this poll consumes:
-	 * that wake's release pairs with this poll's begin-load (or, if it
-	 * came during the previous poll, with that poll's failed end CAS).
+	 * that wake's release pairs with this poll's begin-load (also if it
+	 * came during the previous poll: that poll's end CAS, retried after
+	 * the wake's RMW, continues its release sequence).
 	 * A poll without a new answer would be a wake nobody sent; it is
 	 * counted in polls, which verify then rejects.
 	 */
