@@ -454,6 +454,12 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 	if (explore) {
 		uint32_t draw = rng_below(&s->rng, 4);
 		start_after = draw == 0 ? 0 : draw == 1 ? 64 * (uint64_t)s->n : 1 + rng_below(&s->rng, 4 * s->n);
+		/* Placed tasks run from the workers' first steps on: their
+		 * run starts then, before the start call, as on threads,
+		 * where the start time is taken before the workers are
+		 * released (engine_threads.c). */
+		if (rt->place)
+			rt->start_ns = 0;
 	} else {
 		rt->start_ns = 0;
 		start(rt, arg);
@@ -477,7 +483,8 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 			}
 			s->now = t;
 			pending_start = false;
-			rt->start_ns = t;
+			if (!rt->place)
+				rt->start_ns = t;
 			start(rt, arg);
 			since = t;
 		}

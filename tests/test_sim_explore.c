@@ -187,6 +187,38 @@ static void explore_real_policies_clean(void)
 	}
 }
 
+/*
+ * Placed tasks (imbalanced's partitions, put on their home workers before
+ * the run) run from the workers' first steps, so their run's start is
+ * then, not at the start call that exploring defers: as on threads, where
+ * the start time is taken before the workers are released. With the start
+ * taken at the deferred call, a run whose placed tasks finished first
+ * ended before it began.
+ */
+static void end_after_start(struct runtime *rt, const struct workload *wl, void *arg)
+{
+	(void)wl;
+	(void)arg;
+	ASSERT(rt->end_ns > rt->start_ns);
+	ASSERT_EQ(rt->start_ns, 0);
+}
+
+static void explore_placed_start(void)
+{
+	static const char *const params[] = { "t0_ms=2", "t1_ms=2", "t2_ms=4", "t3_ms=7", NULL };
+	static const char *const policies[] = { "central-queue", "volt" };
+	for (size_t i = 0; i < 2; i++) {
+		for (uint64_t seed = 1; seed <= 10; seed++) {
+			struct sim_out o;
+			sim_run_costs(policies[i], NULL, "imbalanced", params, 8, seed, NULL, &o,
+				      end_after_start, NULL);
+			if (o.rc != 0)
+				TEST_FAIL("%s, explore seed %llu: rc %d: %s", policies[i],
+					  (unsigned long long)seed, o.rc, o.why);
+		}
+	}
+}
+
 int main(void)
 {
 	RUN(explore_finds_broken_policy);
@@ -197,5 +229,6 @@ int main(void)
 	RUN(explore_ring_real_order_clean);
 	RUN(explore_huge_steal_tries_clean);
 	RUN(explore_real_policies_clean);
+	RUN(explore_placed_start);
 	return 0;
 }
