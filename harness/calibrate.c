@@ -169,6 +169,29 @@ static int pin(int cpu)
 	return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
+/*
+ * Pin this thread to `cpu` (if >= 0) and start a peer thread running
+ * fn(arg): *old keeps this thread's affinity for end_peer, *pinned says
+ * whether the pin held. On failure (-errno) the affinity is restored.
+ */
+static int start_peer(int cpu, cpu_set_t *old, bool *pinned, pthread_t *th,
+		      void *(*fn)(void *), void *arg)
+{
+	pthread_getaffinity_np(pthread_self(), sizeof *old, old);
+	*pinned = cpu < 0 || pin(cpu) == 0;
+	int rc = -pthread_create(th, NULL, fn, arg);
+	if (rc)
+		pthread_setaffinity_np(pthread_self(), sizeof *old, old);
+	return rc;
+}
+
+/* Join the peer and give this thread back its affinity. */
+static void end_peer(pthread_t th, const cpu_set_t *old)
+{
+	pthread_join(th, NULL);
+	pthread_setaffinity_np(pthread_self(), sizeof *old, old);
+}
+
 static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val)
 {
 	return syscall(SYS_futex, (uint32_t *)uaddr, op, val, NULL, NULL, 0);
@@ -521,14 +544,10 @@ static int bench_steal(struct cal *c, struct calibrate_ns *ns, int cpu_owner, in
 	atomic_init(&sb.done, 0);
 
 	cpu_set_t old;
-	pthread_getaffinity_np(pthread_self(), sizeof old, &old);
-	bool pinned = cpu_owner < 0 || pin(cpu_owner) == 0;
+	bool pinned;
 	pthread_t th;
-	rc = -pthread_create(&th, NULL, thief_main, &sb);
-	if (rc) {
-		pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	if ((rc = start_peer(cpu_owner, &old, &pinned, &th, thief_main, &sb)))
 		goto out;
-	}
 	for (uint32_t r = 1; r <= sb.rounds; r++) {
 		uint32_t n = steal_victim_len[r % STEAL_KINDS];
 		/* The owner has just worked on its ring: its lines are in
@@ -547,8 +566,7 @@ static int bench_steal(struct cal *c, struct calibrate_ns *ns, int cpu_owner, in
 		while (ring_pop(sb.src))
 			;
 	}
-	pthread_join(th, NULL);
-	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	end_peer(th, &old);
 	c->pinned = c->pinned && pinned && sb.pinned;
 
 	double med[STEAL_KINDS];
@@ -721,14 +739,10 @@ static int bench_park(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int
 	pb->cpu = cpu_parker;
 
 	cpu_set_t old;
-	pthread_getaffinity_np(pthread_self(), sizeof old, &old);
-	bool pinned = cpu_waker < 0 || pin(cpu_waker) == 0;
+	bool pinned;
 	pthread_t parker, observer;
-	rc = -pthread_create(&parker, NULL, parker_main, pb);
-	if (rc) {
-		pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	if ((rc = start_peer(cpu_waker, &old, &pinned, &parker, parker_main, pb)))
 		goto out;
-	}
 	uint32_t spins = 0, not_asleep = 0, lost = 0, m = 0;
 	while (atomic_load_explicit(&pb->tid, memory_order_acquire) == 0)
 		relax(&spins);
@@ -790,8 +804,7 @@ static int bench_park(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int
 	atomic_store_explicit(&pb->stop, true, memory_order_relaxed);
 	if (rc == 0)
 		pthread_join(observer, NULL);
-	pthread_join(parker, NULL);
-	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	end_peer(parker, &old);
 	if (rc)
 		goto out;
 	c->pinned = c->pinned && pinned && pb->pinned && pb->observer_pinned;
@@ -906,14 +919,10 @@ static int bench_cold(struct cal *c, struct calibrate_ns *ns, int cpu_writer, in
 	cb->cpu = cpu_writer;
 
 	cpu_set_t old;
-	pthread_getaffinity_np(pthread_self(), sizeof old, &old);
-	bool pinned = cpu_me < 0 || pin(cpu_me) == 0;
+	bool pinned;
 	pthread_t writer;
-	rc = -pthread_create(&writer, NULL, cold_writer_main, cb);
-	if (rc) {
-		pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	if ((rc = start_peer(cpu_me, &old, &pinned, &writer, cold_writer_main, cb)))
 		goto out;
-	}
 	volatile uint64_t sink = 0;
 	for (uint32_t r = 1; r <= 2 * n; r++) {
 		bool rmw = r > n;
@@ -931,8 +940,7 @@ static int bench_cold(struct cal *c, struct calibrate_ns *ns, int cpu_writer, in
 		(rmw ? xfer : cold)[(r - 1) % n] = d;
 	}
 	(void)sink;
-	pthread_join(writer, NULL);
-	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	end_peer(writer, &old);
 	c->pinned = c->pinned && pinned && cb->pinned;
 	ns->cold_start = median(cold, n);
 	ns->line_transfer = median(xfer, n);
@@ -1028,14 +1036,10 @@ static int bench_lock(struct cal *c, struct calibrate_ns *ns, int cpu_pusher, in
 	lb->cpu = cpu_pusher;
 
 	cpu_set_t old;
-	pthread_getaffinity_np(pthread_self(), sizeof old, &old);
-	bool pinned = cpu_me < 0 || pin(cpu_me) == 0;
+	bool pinned;
 	pthread_t pusher;
-	rc = -pthread_create(&pusher, NULL, lock_pusher_main, lb);
-	if (rc) {
-		pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	if ((rc = start_peer(cpu_me, &old, &pinned, &pusher, lock_pusher_main, lb)))
 		goto out;
-	}
 	volatile uintptr_t sink = 0;
 	for (uint32_t r = 1; r <= n; r++) {
 		uint32_t spins = 0;
@@ -1054,8 +1058,7 @@ static int bench_lock(struct cal *c, struct calibrate_ns *ns, int cpu_pusher, in
 		xfer[r - 1] = ((double)(t1 - t0) - (double)(t3 - t2)) / LOCK_QUEUES;
 	}
 	(void)sink;
-	pthread_join(pusher, NULL);
-	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	end_peer(pusher, &old);
 	c->pinned = c->pinned && pinned && lb->pinned;
 	ns->lock_transfer = median(xfer, n);
 	say(c, "global queue's lines written on another CPU: %.1f ns more per pop",
