@@ -57,6 +57,7 @@
 #define _GNU_SOURCE
 #include "calibrate.h"
 #include "costcache.h"
+#include "noise.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1248,6 +1249,19 @@ void calibrate_file_abort(struct calibrate_file *cf)
 	unlink(cf->tmp);
 }
 
+/* Which runs a 2-worker fit took its target from, in words: "the fastest
+ * of 3 runs in the round-trip regime 64.0..75.2 ns (of 5 made)". The
+ * validation (scripts/reproduce.sh) reads the regime back from it. */
+static const char *fit_runs_text(const struct calibrate_fit *fit, char *buf, size_t len)
+{
+	if (fit->kept)
+		snprintf(buf, len, "the fastest of %u runs in the round-trip regime %.1f..%.1f ns "
+			 "(of %u made)", fit->kept, fit->c2c_lo, fit->c2c_hi, fit->runs);
+	else
+		snprintf(buf, len, "the fastest of %u runs (round trip not probed)", fit->runs);
+	return buf;
+}
+
 void calibrate_print_costs(FILE *f, const char *path, const struct calibration *cal)
 {
 	char when[32];
@@ -1307,26 +1321,28 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 			(unsigned long long)whole_ns(cp->ns), cp->run_ns_per_poll,
 			cp->sim_ns_per_poll);
 	}
+	char how[160];
 	if (cal->contended_fit.fitted)
 		fprintf(f, "# fitted, not measured: what a migrated cold start or a remote join costs "
 			   "beyond the figures above\n# in a 2-worker run, that makes the 2-worker sim "
-			   "of %s on %s (%s) land on its fastest\n# 2-worker run (of %u): run %.2f ms, "
-			   "sim %.2f ms (%.2f ms without it)\n%-13s = %-6llu # %s (default 0)\n",
+			   "of %s on %s (%s) land on its 2-worker run,\n# %s: run %.2f ms, sim %.2f "
+			   "ms (%.2f ms without it)\n%-13s = %-6llu # %s (default 0)\n",
 			cal->contended_fit.policy, cal->fit.workload,
-			cal->fit.params ? cal->fit.params : "defaults", cal->contended_fit.runs,
+			cal->fit.params ? cal->fit.params : "defaults",
+			fit_runs_text(&cal->contended_fit, how, sizeof how),
 			cal->contended_fit.run_ns / 1e6, cal->contended_fit.sim_ns / 1e6,
 			cal->contended_fit.sim0_ns / 1e6, "contended",
 			(unsigned long long)cal->costs.contended,
 			"a migrated cold start or remote join beyond the uncontended figures");
 	if (cal->lock_fitted)
 		fprintf(f, "# fitted, not measured: the lock transfer that makes the 2-worker sim of "
-			   "%s on %s (%s)\n# land on its fastest 2-worker run (of %u): run %.2f ms, "
-			   "sim %.2f ms (%.2f ms without it)\n%-13s = %-6llu # %s (default 0; the "
-			   "queue's lines alone measured %.2f, %.2f..%.2f)\n",
-			cal->lock_policy, cal->fit.workload, cal->fit.params ? cal->fit.params :
-			"defaults",
-			cal->lock_runs, cal->lock_run_ns / 1e6, cal->lock_sim_ns / 1e6,
-			cal->lock_sim0_ns / 1e6, "lock_transfer",
+			   "%s on %s (%s)\n# land on its 2-worker run, %s: run %.2f ms, sim %.2f ms "
+			   "(%.2f ms without it)\n%-13s = %-6llu # %s (default 0; the queue's lines "
+			   "alone measured %.2f, %.2f..%.2f)\n",
+			cal->lock_fit.policy, cal->fit.workload,
+			cal->fit.params ? cal->fit.params : "defaults",
+			fit_runs_text(&cal->lock_fit, how, sizeof how), cal->lock_fit.run_ns / 1e6,
+			cal->lock_fit.sim_ns / 1e6, cal->lock_fit.sim0_ns / 1e6, "lock_transfer",
 			(unsigned long long)cal->costs.lock_transfer,
 			"taking the global queue's lock last taken by another worker",
 			cal->ns.lock_transfer, cal->lo.lock_transfer, cal->hi.lock_transfer);
@@ -1573,23 +1589,128 @@ static int fastest_run(const struct policy *p, uint32_t workers, const struct wo
 	return rc;
 }
 
+/* Are both of a run's probes within the ratio of `low`? */
+static bool in_regime(const struct calibrate_probed_run *r, double low)
+{
+	double hi = fmax(r->c2c_before, r->c2c_after), lo = fmin(r->c2c_before, r->c2c_after);
+	return isfinite(lo) && isfinite(hi) && hi <= CALIBRATE_REGIME_RATIO * low &&
+	       lo * CALIBRATE_REGIME_RATIO >= low;
+}
+
+/* The lowest probe of the runs, `floor_ns` (when positive) included;
+ * INFINITY if none. */
+static double lowest_probe(const struct calibrate_probed_run *r, uint32_t n, double floor_ns)
+{
+	double low = isfinite(floor_ns) && floor_ns > 0 ? floor_ns : INFINITY;
+	for (uint32_t i = 0; i < n; i++) {
+		if (isfinite(r[i].c2c_before) && r[i].c2c_before > 0)
+			low = fmin(low, r[i].c2c_before);
+		if (isfinite(r[i].c2c_after) && r[i].c2c_after > 0)
+			low = fmin(low, r[i].c2c_after);
+	}
+	return low;
+}
+
+/* The fit's target among the runs in the regime of `low`: set run_ns, kept,
+ * c2c_lo and c2c_hi (kept 0: none in it). */
+static void select_in(const struct calibrate_probed_run *r, uint32_t n, double low,
+		      struct calibrate_fit *fit)
+{
+	fit->kept = 0;
+	fit->run_ns = INFINITY;
+	fit->c2c_lo = INFINITY;
+	fit->c2c_hi = 0;
+	for (uint32_t i = 0; isfinite(low) && i < n; i++) {
+		if (!in_regime(&r[i], low))
+			continue;
+		fit->kept++;
+		fit->run_ns = fmin(fit->run_ns, r[i].ns);
+		fit->c2c_lo = fmin(fit->c2c_lo, fmin(r[i].c2c_before, r[i].c2c_after));
+		fit->c2c_hi = fmax(fit->c2c_hi, fmax(r[i].c2c_before, r[i].c2c_after));
+	}
+}
+
+void calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double floor_ns,
+			     struct calibrate_fit *fit)
+{
+	select_in(r, n, lowest_probe(r, n, floor_ns), fit);
+	/* None in the regime of the earlier probe: the runs' own lowest. */
+	if (fit->kept == 0)
+		select_in(r, n, lowest_probe(r, n, NAN), fit);
+	if (fit->kept == 0) {
+		fit->c2c_lo = fit->c2c_hi = 0;
+		for (uint32_t i = 0; i < n; i++)
+			fit->run_ns = fmin(fit->run_ns, r[i].ns);
+	}
+}
+
+/*
+ * The 2-worker runs a fit targets: each with the round trip probed before
+ * and after, until at least `reps` of them are in the regime of the
+ * lowest probe (`floor_ns`, an earlier fit's, included) and add up to
+ * WORK_MIN_TOTAL_NS, or `cap` runs are made (struct calibrate_fit).
+ */
+static int regime_runs(const struct cal *c, const struct policy *p, const struct workload *wl,
+		       const double *pv, uint32_t reps, uint32_t cap, double floor_ns,
+		       struct calibrate_fit *fit)
+{
+	struct calibrate_probed_run *r = calloc(cap, sizeof *r);
+	int rc = 0;
+	uint32_t n = 0;
+	if (!r)
+		return -ENOMEM;
+	for (;;) {
+		struct worker_stats st;
+		uint64_t ns;
+		r[n].c2c_before = noise_c2c_ns(NULL, 2);
+		rc = policy_run(p, 2, wl, pv, NULL, &ns, &st);
+		r[n].c2c_after = noise_c2c_ns(NULL, 2);
+		r[n].ns = (double)ns;
+		n++;
+		if (rc || n == cap)
+			break;
+		double low = lowest_probe(r, n, floor_ns), total = 0;
+		if (!isfinite(low)) {	/* no probe on this machine: every run counts */
+			for (uint32_t i = 0; i < n; i++)
+				total += r[i].ns;
+			if (n >= reps && total >= WORK_MIN_TOTAL_NS)
+				break;
+			continue;
+		}
+		struct calibrate_fit in;
+		select_in(r, n, low, &in);
+		for (uint32_t i = 0; i < n; i++)
+			total += in_regime(&r[i], low) ? r[i].ns : 0;
+		if (in.kept >= reps && total >= WORK_MIN_TOTAL_NS)
+			break;
+	}
+	calibrate_select_regime(r, n, floor_ns, fit);
+	fit->runs = n;
+	if (rc == 0 && fit->kept < reps)
+		say(c, "%s: only %u of %u 2-worker runs in one round-trip regime", p->name, fit->kept,
+		    n);
+	free(r);
+	return rc;
+}
+
 /*
  * Fit the cost at `off` in cal->costs (a uint64_t of struct sim_costs) so
  * that the 2-worker sim of `p` on the workload lands on the fastest of its
- * 2-worker threads runs: from 0 (if the sim is as slow as the run already,
- * the cost stays 0) and `first`, secant steps until within 2% (at most 6).
+ * 2-worker threads runs in one round-trip regime (regime_runs; `floor_ns`
+ * an earlier fit's): from 0 (if the sim is as slow as the run already, the
+ * cost stays 0) and `first`, secant steps until within 2% (at most 6).
  */
 static int fit_2w(struct cal *c, struct calibration *cal, const struct policy *p,
 		  const struct workload *wl, const double *pv, uint32_t reps, uint32_t cap,
-		  size_t off, double first, struct calibrate_fit *fit)
+		  double floor_ns, size_t off, double first, struct calibrate_fit *fit)
 {
-	uint64_t run, sim;
+	uint64_t sim;
 	struct worker_stats st;
-	(void)c;
 	memset(fit, 0, sizeof *fit);
-	int rc = fastest_run(p, 2, wl, pv, reps, cap, &run, &fit->runs);
+	int rc = regime_runs(c, p, wl, pv, reps, cap, floor_ns, fit);
 	if (rc)
 		return rc;
+	double run = fit->run_ns;
 	struct sim_costs costs = cal->costs;
 	sim_costs_use_work(&costs, wl->name);
 	uint64_t *cost = (uint64_t *)((char *)&costs + off);
@@ -1598,16 +1719,16 @@ static int fit_2w(struct cal *c, struct calibration *cal, const struct policy *p
 		return rc;
 	double x0 = 0, x1 = first, s0 = (double)sim, s1 = s0, x = 0;
 	fit->sim0_ns = s0;
-	if (s0 < (double)run) {
+	if (s0 < run) {
 		for (int k = 0; k < 6; k++) {
 			*cost = whole_ns(x1);
 			if ((rc = policy_run(p, 2, wl, pv, &costs, &sim, &st)))
 				return rc;
 			s1 = (double)sim;
 			x = x1;
-			if (fabs(s1 - (double)run) < 0.02 * (double)run || s1 == s0)
+			if (fabs(s1 - run) < 0.02 * run || s1 == s0)
 				break;
-			double next = x1 + ((double)run - s1) * (x1 - x0) / (s1 - s0);
+			double next = x1 + (run - s1) * (x1 - x0) / (s1 - s0);
 			x0 = x1;
 			s0 = s1;
 			x1 = fmin(fmax(next, 1), (double)SIM_COST_MAX_NS);
@@ -1615,7 +1736,6 @@ static int fit_2w(struct cal *c, struct calibration *cal, const struct policy *p
 	}
 	fit->fitted = true;
 	fit->policy = p->name;
-	fit->run_ns = (double)run;
 	fit->sim_ns = s1;
 	*(uint64_t *)((char *)&cal->costs + off) = x < 1 ? 0 : whole_ns(x);
 	return 0;
@@ -1716,37 +1836,38 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 	 * global queue and whose joins arrive from the other worker, against
 	 * the sim of it at the costs above; then lock_transfer: go's, whose
 	 * every schedule takes the global queue's lock (wakep), with the
-	 * contended figure just fitted. Each searched for by secant steps
-	 * until the sim lands within 2% of the fastest run.
+	 * contended figure just fitted, on runs in the same round-trip regime
+	 * as volt's where it can (both figures then belong to one regime).
+	 * Each searched for by secant steps until the sim lands within 2% of
+	 * the fastest run in the regime.
 	 */
 	const struct policy *vp = policy_find("volt");
+	/* Runs a 2-worker fit makes at most, looking for `reps` in one regime. */
+	uint32_t cap2 = reps * 4 > 12 ? reps * 4 : 12;
+	char how[160];
 	CHECK(vp);
-	rc = fit_2w(&c, cal, vp, wl, pv, reps, cap, offsetof(struct sim_costs, contended), 60,
-		    &cal->contended_fit);
+	rc = fit_2w(&c, cal, vp, wl, pv, reps, cap2, NAN, offsetof(struct sim_costs, contended),
+		    60, &cal->contended_fit);
 	if (rc)
 		return rc;
-	say(&c, "contended: %llu ns per migrated cold start or remote join (%s's fastest of %u "
-	    "2-worker %s runs %.1f ms, the sim %.1f ms with it, %.1f ms without)",
-	    (unsigned long long)cal->costs.contended, vp->name, cal->contended_fit.runs, wl->name,
-	    cal->contended_fit.run_ns / 1e6, cal->contended_fit.sim_ns / 1e6,
-	    cal->contended_fit.sim0_ns / 1e6);
+	say(&c, "contended: %llu ns per migrated cold start or remote join (%s's 2-worker %s run "
+	    "%.1f ms, %s; the sim %.1f ms with it, %.1f ms without)",
+	    (unsigned long long)cal->costs.contended, vp->name, wl->name,
+	    cal->contended_fit.run_ns / 1e6, fit_runs_text(&cal->contended_fit, how, sizeof how),
+	    cal->contended_fit.sim_ns / 1e6, cal->contended_fit.sim0_ns / 1e6);
 	const struct policy *go = policy_find(lock_policy);
 	CHECK(go);
-	struct calibrate_fit lf;
-	rc = fit_2w(&c, cal, go, wl, pv, reps, cap, offsetof(struct sim_costs, lock_transfer),
-		    fmax(cal->ns.lock_transfer, 1) * 4, &lf);
+	struct calibrate_fit *lf = &cal->lock_fit;
+	rc = fit_2w(&c, cal, go, wl, pv, reps, cap2,
+		    cal->contended_fit.kept ? cal->contended_fit.c2c_lo : NAN,
+		    offsetof(struct sim_costs, lock_transfer), fmax(cal->ns.lock_transfer, 1) * 4, lf);
 	if (rc)
 		return rc;
 	cal->lock_fitted = true;
-	cal->lock_policy = go->name;
-	cal->lock_run_ns = lf.run_ns;
-	cal->lock_sim_ns = lf.sim_ns;
-	cal->lock_sim0_ns = lf.sim0_ns;
-	cal->lock_runs = lf.runs;
-	say(&c, "lock_transfer: %llu ns per taking after another worker (%s's fastest of %u "
-	    "2-worker %s runs %.1f ms, the sim %.1f ms with it, %.1f ms without; the queue's "
-	    "lines alone %.1f ns)", (unsigned long long)cal->costs.lock_transfer, go->name,
-	    lf.runs, wl->name, lf.run_ns / 1e6, lf.sim_ns / 1e6, lf.sim0_ns / 1e6,
-	    cal->ns.lock_transfer);
+	say(&c, "lock_transfer: %llu ns per taking after another worker (%s's 2-worker %s run "
+	    "%.1f ms, %s; the sim %.1f ms with it, %.1f ms without; the queue's lines alone "
+	    "%.1f ns)", (unsigned long long)cal->costs.lock_transfer, go->name, wl->name,
+	    lf->run_ns / 1e6, fit_runs_text(lf, how, sizeof how), lf->sim_ns / 1e6,
+	    lf->sim0_ns / 1e6, cal->ns.lock_transfer);
 	return 0;
 }

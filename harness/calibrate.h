@@ -70,13 +70,40 @@ struct calibrate_work_spec {
 #define CALIBRATE_FIT_WORKLOAD "fib"
 #define CALIBRATE_FIT_PARAMS "n=30"
 #define CALIBRATE_FIT_LOCK_POLICY "go"
-/* A cost fitted on a policy's 2-worker run. */
+/*
+ * A cost fitted on a policy's 2-worker run. Such a run moves lines between
+ * the two CPUs at every migration, join or lock taking, and on a virtual
+ * machine what a line costs to move changes by a factor of up to six for
+ * minutes at a time (docs/measuring.md): the core-to-core round trip is
+ * probed before and after each run, and the fit targets the fastest of the
+ * runs made in one regime, the lowest seen (both probes within
+ * CALIBRATE_REGIME_RATIO of the lowest probe). The range of those runs'
+ * probes is the regime the figure belongs to; the validation compares the
+ * sim with threads trials made in it.
+ */
+#define CALIBRATE_REGIME_RATIO 1.5
 struct calibrate_fit {
 	bool fitted;
 	const char *policy;
 	double run_ns, sim_ns, sim0_ns;	/* the fastest run, the sim with and without it */
-	uint32_t runs;
+	uint32_t runs;			/* runs made */
+	uint32_t kept;			/* of them in the regime (0: none probed, all used) */
+	double c2c_lo, c2c_hi;		/* the kept runs' probes; 0: not probed */
 };
+
+/* A 2-worker run and the round trips probed around it (NAN: not probed). */
+struct calibrate_probed_run {
+	double ns, c2c_before, c2c_after;
+};
+
+/*
+ * The fit's target among `n` runs: the fastest whose two probes are both
+ * within CALIBRATE_REGIME_RATIO of the lowest probe of all (`floor_ns`,
+ * when finite and lower, counts as a probe too); fit->run_ns, kept, c2c_lo
+ * and c2c_hi set. With no probed run, the fastest of all (kept 0).
+ */
+void calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double floor_ns,
+			     struct calibrate_fit *fit);
 
 struct calibrate_policy {
 	const char *policy;
@@ -102,10 +129,8 @@ struct calibration {
 	struct calibrate_policy policy[CALIBRATE_POLICIES];
 	struct calibrate_work_spec fit;	/* the workload the figures are fitted on */
 	bool lock_fitted;		/* lock_transfer is the fit, not the measurement */
-	const char *lock_policy;	/* ... on this policy's 2-worker run */
 	struct calibrate_fit contended_fit;	/* contended, on volt's 2-worker run */
-	double lock_run_ns, lock_sim_ns, lock_sim0_ns;	/* the fit's run, sim, sim at 0 */
-	uint32_t lock_runs;
+	struct calibrate_fit lock_fit;	/* lock_transfer, on the lock policy's */
 };
 
 /*

@@ -235,8 +235,8 @@ static void fitted_figures_reproduce_their_runs(void)
 		uint64_t ns, polls;
 		ASSERT(cal.lock_fitted);
 		ASSERT_EQ(calibrate_policy_sim_run(&fit, "go", 2, &cal.costs, &ns, &polls), 0);
-		ASSERT(fabs((double)ns - cal.lock_sim_ns) < 1);
-		ASSERT(cal.costs.lock_transfer == 0 || cal.lock_sim0_ns < cal.lock_run_ns);
+		ASSERT(fabs((double)ns - cal.lock_fit.sim_ns) < 1);
+		ASSERT(cal.costs.lock_transfer == 0 || cal.lock_fit.sim0_ns < cal.lock_fit.run_ns);
 		ASSERT(cal.contended_fit.fitted);
 		ASSERT(cal.costs.contended == 0 ||
 		       cal.contended_fit.sim0_ns < cal.contended_fit.run_ns);
@@ -260,10 +260,52 @@ static void fitted_figures_reproduce_their_runs(void)
 	unlink(path);
 }
 
+/*
+ * A 2-worker fit's target on a virtual machine whose round trip moves
+ * between about 70 and 400 ns: the fastest run whose probes before and
+ * after both lie in the lowest regime, not the fastest of all (a run made
+ * while the round trip was slow can still be quicker, by interference
+ * elsewhere) and not one whose regime changed during it.
+ */
+static void fit_targets_one_regime(void)
+{
+	const struct calibrate_probed_run r[] = {
+		{ 200e6, 65, 71 },	/* fast regime */
+		{ 180e6, 410, 400 },	/* slow regime, yet the fastest */
+		{ 185e6, 70, 405 },	/* moved during the run */
+		{ 196e6, 69, 66 },	/* fast regime: the target */
+		{ 190e6, 380, 74 },	/* moved */
+	};
+	struct calibrate_fit f;
+	calibrate_select_regime(r, 5, NAN, &f);
+	ASSERT_EQ(f.kept, 2);
+	ASSERT(f.run_ns == 196e6);
+	ASSERT(f.c2c_lo == 65 && f.c2c_hi == 71);
+	/* An earlier fit's regime (the floor) decides when it is as low. */
+	calibrate_select_regime(r, 5, 60, &f);
+	ASSERT_EQ(f.kept, 2);
+	ASSERT(f.run_ns == 196e6);
+	/* A floor no run shares: the runs' own lowest regime, not none. */
+	calibrate_select_regime(r, 5, 20, &f);
+	ASSERT_EQ(f.kept, 2);
+	ASSERT(f.run_ns == 196e6);
+	/* Every run in the slow regime: that regime is the fit's. */
+	const struct calibrate_probed_run slow[] = { { 330e6, 400, 410 }, { 320e6, 395, 412 } };
+	calibrate_select_regime(slow, 2, NAN, &f);
+	ASSERT_EQ(f.kept, 2);
+	ASSERT(f.run_ns == 320e6 && f.c2c_lo == 395 && f.c2c_hi == 412);
+	/* Nothing probed (one CPU): the fastest of all, no regime. */
+	const struct calibrate_probed_run none[] = { { 5e6, NAN, NAN }, { 4e6, NAN, NAN } };
+	calibrate_select_regime(none, 2, NAN, &f);
+	ASSERT_EQ(f.kept, 0);
+	ASSERT(f.run_ns == 4e6 && f.c2c_lo == 0 && f.c2c_hi == 0);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/test_calibrate.XXXXXX");
 	ASSERT(mkdtemp(dir) != NULL);
+	RUN(fit_targets_one_regime);
 	RUN(measures_every_cost);
 	RUN(file_loads_back);
 	RUN(unwritable_place_and_abort);

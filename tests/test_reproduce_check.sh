@@ -13,7 +13,10 @@
 # average), while a round trip that stayed within the ratio and a quiet
 # machine are no cause; a result with no noise record cannot be a cause. A
 # threads result missing from the new run fails, unless reproduced.json
-# says the new run reran only the sim engine.
+# says the new run reran only the sim engine. The validation table (part 5)
+# gives sim / threads per cell, names a miss, and at 2 workers takes the
+# median of the threads trials made in the round-trip regime of the
+# calibration's 2-worker fits (all of them, said, when fewer than 2 are).
 set -u
 harness=${1:?usage: test_reproduce_check.sh HARNESS}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -162,6 +165,46 @@ assert "0 of 1 cells within tolerance" in out, out
 assert re.search(r"^- fib, 1 worker, volt: makespan sim / threads", out, re.M), out
 EOF
 echo "ok: the validation table gives sim / threads per cell and names a miss"
+
+# At 2 workers a cell is the median of the threads trials made in the round-trip regime of the
+# calibration's 2-worker fits (costs.txt): three trials in it at 100..120 ms, four in a slow
+# regime at 400 ms and more; the sim at 110 ms is within, against the median of all of them
+# it would miss. With one trial in the regime the cell falls back to all of them and says so.
+mkdir -p "$tmp/reg/raw"
+"$harness" --policy=volt --workload=fib --param n=14 --workers 2 --trials 7 --warmup 0 \
+	--no-baseline --quiet --json "$tmp/reg/raw/fib-threads-2w.json" || fail "harness threads run"
+"$harness" --policy=volt --workload=fib --param n=14 --workers 2 --engine=sim --trials 1 \
+	--warmup 0 --quiet --json "$tmp/reg/raw/fib-sim-2w.json" || fail "harness sim run"
+printf '%s\n' "# core-to-core round trip (CPU 0 <-> 1, median): 66.0 ns before, 64.0 ns after" \
+	"# the fastest of 3 runs in the round-trip regime 62.0..68.0 ns (of 5 made): run 1 ms" \
+	"# the fastest of 3 runs in the round-trip regime 64.0..70.0 ns (of 9 made): run 1 ms" \
+	>"$tmp/reg/costs.txt"
+trials() {
+	edit "$tmp/reg/raw/fib-threads-2w.json" "
+for t, (ms, a, b) in zip(d['trials'], $1):
+    t['makespan_ns'] = ms * 1e6
+    t['noise']['c2c_before_ns'], t['noise']['c2c_after_ns'] = a, b"
+}
+edit "$tmp/reg/raw/fib-sim-2w.json" "d['trials'][0]['makespan_ns'] = 110e6"
+trials '[(100, 65, 66), (400, 400, 410), (110, 70, 63), (450, 66, 405), (120, 90, 100),
+	(500, 410, 390), (420, 405, 70)]'
+(cd "$here" && scripts/reproduce.sh --table sim-vs-threads "$tmp/reg/raw") >"$tmp/out" 2>&1 ||
+	fail "--table sim-vs-threads: exit $?"
+row=$(grep '^| fib | 2 | volt |' "$tmp/out")
+[[ $row = *"| 110 "*"| 1.00 "*"within 20% | 3 of 7 | 0.28 |"* ]] ||
+	fail "the cell is not the median of the trials in the regime: $row"
+grep -q "2-worker fits ran in the round-trip regime 62..70 ns" "$tmp/out" ||
+	fail "the summary does not give the fits' regime"
+trials '[(100, 65, 66), (400, 400, 410), (110, 70, 400), (450, 66, 405), (120, 300, 100),
+	(500, 410, 390), (420, 405, 70)]'
+(cd "$here" && scripts/reproduce.sh --table sim-vs-threads "$tmp/reg/raw") >"$tmp/out" 2>&1 ||
+	fail "--table sim-vs-threads: exit $?"
+row=$(grep '^| fib | 2 | volt |' "$tmp/out")
+[[ $row = *"**miss** 20% | all 7 (too few in it) | 0.28 |"* ]] ||
+	fail "one trial in the regime: not all of them, or not said: $row"
+grep -q "fib, 2 workers, volt: makespan sim / threads 0.28\..* 1 of 7 threads trials in the fits' round-trip regime" \
+	"$tmp/out" || fail "the miss does not say how few trials were in the regime: $(grep '^- ' "$tmp/out")"
+echo "ok: a 2-worker cell is the median of its trials in the fits' round-trip regime"
 
 # --parts and --engines refuse what they do not know before running anything.
 for bad in "--parts 6" "--parts 1,x" "--engines gpu"; do
