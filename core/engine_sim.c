@@ -58,23 +58,25 @@ struct sim_worker {
 typedef unsigned __int128 sim_key;
 #define SIM_NO_EVENT (~(sim_key)0)
 
-/* A node of the tournament tree: the earliest event below it. */
-struct sim_node {
-	sim_key key;
-	uint32_t id;
-};
-
 struct sim_engine {
 	struct engine base;
 	uint32_t n;
 	struct sim_costs costs;
 	struct sim_worker *w;
-	/* A tournament tree over the events: node[leaves + i] is worker i's
-	 * event (leaves past the last worker hold none), node[k] the earlier
-	 * of node[2k] and node[2k + 1], so node[1] is the next event. Setting
-	 * one event replays its path towards the root, and stops where the
-	 * node's winner stays what it was: log2(n) comparisons at most. */
-	struct sim_node *node;
+	/*
+	 * A tournament tree over the events. Worker i's event is at time[i],
+	 * with tie-break tie[i] (index leaves, and those of leaves past the
+	 * last worker, hold none). A node holds the winner's id only:
+	 * win[leaves + i] is i, and win[k] the worker whose event is the
+	 * earlier of those of win[2k] and win[2k + 1], so win[1] has the next
+	 * event. A match reads the sibling's id and its event from three
+	 * small arrays that stay in L1 (1.5 KB at 64 workers), indexed by
+	 * the id, and writes one word. Setting one event replays its path
+	 * towards the root, and stops where the node's winner stays what it
+	 * was: log2(n) comparisons at most.
+	 */
+	uint64_t *time, *tie;
+	uint32_t *win;
 	uint32_t leaves;
 	uint32_t live;			/* events pending */
 	struct rng rng;
@@ -94,47 +96,54 @@ struct sim_engine {
 	uint64_t seed;
 };
 
+static inline sim_key ev_key(const struct sim_engine *s, uint32_t id)
+{
+	return (sim_key)s->time[id] << 64 | s->tie[id];
+}
+
 /* Worker id's event is now `key`: replay its matches up the tree. Above a
  * node that neither was nor becomes this worker's, nothing changes. */
 static void ev_update(struct sim_engine *s, uint32_t id, sim_key key)
 {
-	struct sim_node *node = s->node;
+	uint32_t *node = s->win;
 	uint32_t k = s->leaves + id, win = id;
-	node[k] = (struct sim_node){ key, id };
+	s->time[id] = (uint64_t)(key >> 64);
+	s->tie[id] = (uint64_t)key;
 	for (; k > 1; k >>= 1) {
-		const struct sim_node *sib = &node[k ^ 1];
-		struct sim_node *up = &node[k >> 1];
-		if (sib->key < key) {
-			if (up->id != id)
+		uint32_t sid = node[k ^ 1];
+		if (ev_key(s, sid) < key) {
+			if (node[k >> 1] != id)
 				return;	/* the sibling won before and wins again */
-			key = sib->key;
-			win = sib->id;
+			key = ev_key(s, sid);
+			win = sid;
 		}
-		up->key = key;
-		up->id = win;
+		node[k >> 1] = win;
 	}
 }
 
 /*
- * Worker id's event is now `key`, replaying every match on its path to the
- * root without a branch: the same tree as ev_update (which stops only where
- * the node's winner stays the sibling's, and so leaves what this rewrites
- * as it was), for the worker just stepped, whose path is all its own and
- * which ev_update would replay to the root anyway. A branch per match on
- * which of two clocks is earlier is one that the processor mispredicts
- * about half the time; here a match is a compare and conditional moves.
+ * Worker id's event is now (hi, lo), replaying every match on its path to
+ * the root without a branch: the same tree as ev_update (which stops only
+ * where the node's winner stays the sibling's, and so leaves what this
+ * rewrites as it was), for the worker just stepped, whose path is all its
+ * own and which ev_update would replay to the root anyway. A branch per
+ * match on which of two clocks is earlier is one that the processor
+ * mispredicts about half the time; here a match is a compare and
+ * conditional moves.
  */
-static inline __attribute__((always_inline)) void ev_replay(struct sim_node *node, uint32_t k,
-							    uint32_t id, sim_key key)
+static inline __attribute__((always_inline)) void ev_replay(struct sim_engine *s, uint32_t id,
+							    uint64_t hi, uint64_t lo)
 {
-	uint64_t hi = (uint64_t)(key >> 64), lo = (uint64_t)key, win = id;
-	node[k] = (struct sim_node){ key, id };
-	for (; k > 1; k >>= 1) {
-		const struct sim_node *sib = &node[k ^ 1];
-		uint64_t shi = (uint64_t)(sib->key >> 64), slo = (uint64_t)sib->key, sid = sib->id;
+	const uint64_t *time = s->time, *tie = s->tie;
+	uint32_t *node = s->win;
+	uint64_t win = id;
+	s->time[id] = hi;
+	s->tie[id] = lo;
+	for (uint32_t k = s->leaves + id; k > 1; k >>= 1) {
+		uint64_t sid = node[k ^ 1], shi = time[sid], slo = tie[sid];
 #if defined(__x86_64__)
-		/* The borrow of sibling - key (128 bits) is "the sibling's
-		 * event is earlier"; three conditional moves take its key and
+		/* The borrow of sibling - event (128 bits) is "the sibling's
+		 * event is earlier"; three conditional moves take its event and
 		 * id. (The compiler makes a branch of a select of the id.) */
 		uint64_t scratch;
 		__asm__("cmp %[lo], %[slo]\n\t"
@@ -156,7 +165,7 @@ static inline __attribute__((always_inline)) void ev_replay(struct sim_node *nod
 		lo ^= (lo ^ slo) & m;
 		win ^= (win ^ sid) & m;
 #endif
-		node[k >> 1] = (struct sim_node){ (sim_key)hi << 64 | lo, (uint32_t)win };
+		node[k >> 1] = (uint32_t)win;
 	}
 }
 
@@ -164,7 +173,7 @@ static inline __attribute__((always_inline)) void ev_replay(struct sim_node *nod
 static void ev_set(struct sim_engine *s, uint32_t id, uint64_t time)
 {
 	uint64_t tie = rng_next(&s->rng) | ((uint64_t)rng_next(&s->rng) << 32);
-	s->live += s->node[s->leaves + id].key == SIM_NO_EVENT;
+	s->live += ev_key(s, id) == SIM_NO_EVENT;
 	ev_update(s, id, (sim_key)time << 64 | tie);
 }
 
@@ -175,15 +184,14 @@ static inline __attribute__((always_inline)) void ev_set_stepped(struct sim_engi
 								 uint64_t time)
 {
 	uint64_t tie = rng_next(&s->rng) | ((uint64_t)rng_next(&s->rng) << 32);
-	uint32_t k = s->leaves + id;
-	DCHECK(s->node[k].key != SIM_NO_EVENT);
-	ev_replay(s->node, k, id, (sim_key)time << 64 | tie);
+	DCHECK(ev_key(s, id) != SIM_NO_EVENT);
+	ev_replay(s, id, time, tie);
 }
 
 /* Worker id has no next event (exited, or parked with no timeout). */
 static void ev_clear(struct sim_engine *s, uint32_t id)
 {
-	if (s->node[s->leaves + id].key == SIM_NO_EVENT)
+	if (ev_key(s, id) == SIM_NO_EVENT)
 		return;
 	s->live--;
 	ev_update(s, id, SIM_NO_EVENT);
@@ -192,7 +200,7 @@ static void ev_clear(struct sim_engine *s, uint32_t id)
 /* The time of worker id's event. */
 static inline uint64_t ev_time(const struct sim_engine *s, uint32_t id)
 {
-	return (uint64_t)(s->node[s->leaves + id].key >> 64);
+	return s->time[id];
 }
 
 static uint64_t sim_now(struct engine *e, struct worker *w)
@@ -394,11 +402,10 @@ static int stall(struct sim_engine *s, struct runtime *rt)
 static inline __attribute__((always_inline)) void prefetch_next(const struct sim_engine *s,
 								const struct runtime *rt, uint32_t id)
 {
-	const struct sim_node *node = s->node;
+	const uint32_t *node = s->win;
 	uint64_t best = UINT64_MAX, who = id;
 	for (uint32_t k = s->leaves + id; k > 1; k >>= 1) {
-		const struct sim_node *sib = &node[k ^ 1];
-		uint64_t t = (uint64_t)(sib->key >> 64), sid = sib->id;
+		uint64_t sid = node[k ^ 1], t = s->time[sid];
 #if defined(__x86_64__)
 		__asm__("cmp %[best], %[t]\n\t"
 			"cmovb %[t], %[best]\n\t"
@@ -476,7 +483,7 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 			for (uint32_t i = 0; i < s->n; i++)
 				t = s->w[i].clock > t ? s->w[i].clock : t;
 			for (uint32_t i = 0; i < s->n; i++) {
-				if (s->node[s->leaves + i].key != SIM_NO_EVENT && ev_time(s, i) < t) {
+				if (ev_key(s, i) != SIM_NO_EVENT && ev_time(s, i) < t) {
 					s->w[i].clock = t;
 					ev_set(s, i, t);
 				}
@@ -497,10 +504,9 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		 * policy whose timekeeper sleeps through an event stalls here
 		 * as it would there.
 		 */
-		/* The root holds the earliest event's key with its worker's
-		 * id (its leaf's time, without a look at the leaf). */
-		uint32_t id = s->node[1].id;
-		uint64_t next_step = s->live ? (uint64_t)(s->node[1].key >> 64) : TIMER_NONE;
+		/* The root holds the worker with the earliest event. */
+		uint32_t id = s->win[1];
+		uint64_t next_step = s->live ? ev_time(s, id) : TIMER_NONE;
 		if (!explore && rt->io_next && !rt_finished(rt)) {
 			uint64_t due = rt->io_next(rt, rt->io_arg);
 			/* cost.io_delay > 0 delivers every event that much late
@@ -626,8 +632,13 @@ static int sim_run(struct engine *e, struct runtime *rt,
 		rt->workers[i].sched_local = sim_sched_local;
 	}
 	s->live = 0;
+	/* Index leaves holds no event, for nodes not yet played (their
+	 * subtrees hold only leaves past the last worker, or workers yet to
+	 * have their first event set below): they lose every match. */
+	for (uint32_t i = 0; i <= s->leaves; i++)
+		s->time[i] = s->tie[i] = UINT64_MAX;
 	for (uint32_t k = 1; k < 2 * s->leaves; k++)
-		s->node[k] = (struct sim_node){ SIM_NO_EVENT, k >= s->leaves ? k - s->leaves : 0 };
+		s->win[k] = k >= s->leaves ? k - s->leaves : s->leaves;
 
 	if (rt->place)
 		rt->place(rt, rt->place_arg);
@@ -657,7 +668,9 @@ static void sim_destroy(struct engine *e)
 	if (!s)
 		return;
 	free(s->w);
-	free(s->node);
+	free(s->time);
+	free(s->tie);
+	free(s->win);
 	free(s);
 }
 
@@ -671,6 +684,12 @@ static const struct engine_ops sim_ops = {
 	.finish = sim_finish,
 	.destroy = sim_destroy,
 };
+
+/* Bytes rounded up to whole lines, as aligned_alloc wants them. */
+static size_t lines_for(size_t bytes)
+{
+	return (bytes + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+}
 
 struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *costs,
 				 uint64_t explore_seed)
@@ -691,8 +710,10 @@ struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *cost
 	s->leaves = 1;
 	while (s->leaves < nworkers)
 		s->leaves *= 2;
-	s->node = calloc(2 * (size_t)s->leaves, sizeof *s->node);
-	if (!s->w || !s->node) {
+	s->time = aligned_alloc(CACHE_LINE, lines_for((s->leaves + 1) * sizeof *s->time));
+	s->tie = aligned_alloc(CACHE_LINE, lines_for((s->leaves + 1) * sizeof *s->tie));
+	s->win = aligned_alloc(CACHE_LINE, lines_for(2 * s->leaves * sizeof *s->win));
+	if (!s->w || !s->time || !s->tie || !s->win) {
 		sim_destroy(&s->base);
 		return NULL;
 	}
