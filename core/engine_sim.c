@@ -399,8 +399,8 @@ static int stall(struct sim_engine *s, struct runtime *rt)
  * a stale pointer costs a wasted fetch at most): what the run does does
  * not depend on them.
  */
-static inline __attribute__((always_inline)) void prefetch_next(const struct sim_engine *s,
-								const struct runtime *rt, uint32_t id)
+static inline __attribute__((always_inline)) uint32_t prefetch_next(const struct sim_engine *s,
+								    const struct runtime *rt, uint32_t id)
 {
 	const uint32_t *node = s->win;
 	uint64_t best = UINT64_MAX, who = id;
@@ -434,6 +434,38 @@ static inline __attribute__((always_inline)) void prefetch_next(const struct sim
 	uint32_t slot = ring_real(atomic_load_explicit(&sh->ring.head, memory_order_relaxed)) & RING_MASK;
 	__builtin_prefetch(&sh->ring.buf[slot], 1);
 	__builtin_prefetch(sh->ring.buf[slot], 1);
+	return (uint32_t)who;
+}
+
+/*
+ * The second half of prefetch_next, after this step's poll, when the lines
+ * it asked for have arrived: what they point to, for worker `who`, asked
+ * for now with loads that hit. The continuation of the task in its LIFO
+ * slot and of the one at its ring's head (the parent whose result and
+ * join a leaf's or a join's completion writes, with an atomic
+ * read-modify-write that waits for the line), and its pool's second free
+ * block (a fork takes two). Reads of live tasks only: the engine runs
+ * every worker on this one thread, no steal is under way between two
+ * steps, and a task in the LIFO slot or in [head, tail) of a ring is
+ * queued, not freed. Prefetches only: what the run does does not depend
+ * on them.
+ */
+static inline __attribute__((always_inline)) void prefetch_deps(struct runtime *rt, uint32_t who)
+{
+	const struct worker *w = &rt->workers[who];
+	struct ring *r = &w->sh->ring;
+	/* Relaxed: the engine runs every worker on this one thread. */
+	uint32_t real = ring_real(atomic_load_explicit(&r->head, memory_order_relaxed));
+	uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	if (w->lifo)
+		task_prefetch_cont(w->lifo);
+	if (real != tail)
+		task_prefetch_cont(r->buf[real & RING_MASK]);
+	if (w->pool.free) {
+		void *next = *(void *const *)w->pool.free;
+		if (next)
+			__builtin_prefetch(next, 1);
+	}
 }
 
 /*
@@ -524,8 +556,7 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		 * ends in sets the next one or clears it. */
 		struct sim_worker *sw = &s->w[id];
 		struct worker *w = &rt->workers[id];
-		if (!explore)
-			prefetch_next(s, rt, id);
+		uint32_t who = explore ? id : prefetch_next(s, rt, id);
 		if (sw->state == W_PARKED) {
 			/* Woken by an unpark, or its park timed out. */
 			uint64_t at = next_step;
@@ -548,6 +579,8 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		s->now = sw->clock;
 		uint64_t t_step = sw->clock, timeout = 0;
 		enum step st = worker_step_poll(w, &timeout);
+		if (!explore)
+			prefetch_deps(rt, who);
 		s->steps++;
 		bool progressed = charge(s, id, t_step, explore, model);
 		if (check && !rt_finished(rt)) {
