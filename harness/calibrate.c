@@ -1589,55 +1589,70 @@ static int fastest_run(const struct policy *p, uint32_t workers, const struct wo
 	return rc;
 }
 
-/* Are both of a run's probes within the ratio of `low`? */
-static bool in_regime(const struct calibrate_probed_run *r, double low)
+/* Were both of a run's probes within the ratio of the band lo..hi? */
+static bool in_band(const struct calibrate_probed_run *r, double lo, double hi)
 {
-	double hi = fmax(r->c2c_before, r->c2c_after), lo = fmin(r->c2c_before, r->c2c_after);
-	return isfinite(lo) && isfinite(hi) && hi <= CALIBRATE_REGIME_RATIO * low &&
-	       lo * CALIBRATE_REGIME_RATIO >= low;
+	double a = fmin(r->c2c_before, r->c2c_after), b = fmax(r->c2c_before, r->c2c_after);
+	return isfinite(a) && isfinite(b) && a > 0 && a * CALIBRATE_REGIME_RATIO >= lo &&
+	       b <= CALIBRATE_REGIME_RATIO * hi;
 }
 
-/* The lowest probe of the runs, `floor_ns` (when positive) included;
- * INFINITY if none. */
-static double lowest_probe(const struct calibrate_probed_run *r, uint32_t n, double floor_ns)
+/* The runs in the band lo..hi: the fastest of them into fit->run_ns, their
+ * number into kept, their probes' range into c2c_lo..c2c_hi; returns the
+ * sum of their makespans. */
+static double select_band(const struct calibrate_probed_run *r, uint32_t n, double lo, double hi,
+			  struct calibrate_fit *fit)
 {
-	double low = isfinite(floor_ns) && floor_ns > 0 ? floor_ns : INFINITY;
-	for (uint32_t i = 0; i < n; i++) {
-		if (isfinite(r[i].c2c_before) && r[i].c2c_before > 0)
-			low = fmin(low, r[i].c2c_before);
-		if (isfinite(r[i].c2c_after) && r[i].c2c_after > 0)
-			low = fmin(low, r[i].c2c_after);
-	}
-	return low;
-}
-
-/* The fit's target among the runs in the regime of `low`: set run_ns, kept,
- * c2c_lo and c2c_hi (kept 0: none in it). */
-static void select_in(const struct calibrate_probed_run *r, uint32_t n, double low,
-		      struct calibrate_fit *fit)
-{
+	double sum = 0;
 	fit->kept = 0;
-	fit->run_ns = INFINITY;
-	fit->c2c_lo = INFINITY;
+	fit->run_ns = fit->c2c_lo = INFINITY;
 	fit->c2c_hi = 0;
-	for (uint32_t i = 0; isfinite(low) && i < n; i++) {
-		if (!in_regime(&r[i], low))
+	for (uint32_t i = 0; i < n; i++) {
+		if (!in_band(&r[i], lo, hi))
 			continue;
 		fit->kept++;
+		sum += r[i].ns;
 		fit->run_ns = fmin(fit->run_ns, r[i].ns);
 		fit->c2c_lo = fmin(fit->c2c_lo, fmin(r[i].c2c_before, r[i].c2c_after));
 		fit->c2c_hi = fmax(fit->c2c_hi, fmax(r[i].c2c_before, r[i].c2c_after));
 	}
+	return sum;
 }
 
-void calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double floor_ns,
-			     struct calibrate_fit *fit)
+/* The most populous regime: of the bands centred on each run whose two
+ * probes agree (within the ratio), the one holding the most runs (a tie:
+ * the one with the fastest run, since interference only ever adds). */
+static double select_populous(const struct calibrate_probed_run *r, uint32_t n,
+			      struct calibrate_fit *fit)
 {
-	select_in(r, n, lowest_probe(r, n, floor_ns), fit);
-	/* None in the regime of the earlier probe: the runs' own lowest. */
+	double sum = 0;
+	fit->kept = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		double a = fmin(r[i].c2c_before, r[i].c2c_after);
+		double b = fmax(r[i].c2c_before, r[i].c2c_after);
+		if (!(isfinite(a) && isfinite(b) && a > 0 && b <= CALIBRATE_REGIME_RATIO * a))
+			continue;
+		double mid = sqrt(a * b);
+		struct calibrate_fit in;
+		double s = select_band(r, n, mid, mid, &in);
+		if (in.kept > fit->kept || (in.kept == fit->kept && in.run_ns < fit->run_ns)) {
+			*fit = in;
+			sum = s;
+		}
+	}
+	return sum;
+}
+
+void calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double prefer_lo,
+			     double prefer_hi, struct calibrate_fit *fit)
+{
+	fit->kept = 0;
+	if (prefer_hi > 0)
+		select_band(r, n, prefer_lo, prefer_hi, fit);
 	if (fit->kept == 0)
-		select_in(r, n, lowest_probe(r, n, NAN), fit);
-	if (fit->kept == 0) {
+		select_populous(r, n, fit);
+	if (fit->kept == 0) {	/* nothing probed: the fastest of all */
+		fit->run_ns = INFINITY;
 		fit->c2c_lo = fit->c2c_hi = 0;
 		for (uint32_t i = 0; i < n; i++)
 			fit->run_ns = fmin(fit->run_ns, r[i].ns);
@@ -1645,18 +1660,20 @@ void calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, d
 }
 
 /*
- * The 2-worker runs a fit targets: each with the round trip probed before
- * and after, until at least `reps` of them are in the regime of the
- * lowest probe (`floor_ns`, an earlier fit's, included) and add up to
- * WORK_MIN_TOTAL_NS, or `cap` runs are made (struct calibrate_fit).
+ * The 2-worker runs a fit targets, each with the round trip probed before
+ * and after: until at least `reps` of them in one regime add up to
+ * WORK_MIN_TOTAL_NS, or `cap` runs are made. The regime is the band
+ * prefer_lo..prefer_hi when given (an earlier fit's), else the most
+ * populous; at the cap, calibrate_select_regime's choice.
  */
 static int regime_runs(const struct cal *c, const struct policy *p, const struct workload *wl,
-		       const double *pv, uint32_t reps, uint32_t cap, double floor_ns,
-		       struct calibrate_fit *fit)
+		       const double *pv, uint32_t reps, uint32_t cap, double prefer_lo,
+		       double prefer_hi, struct calibrate_fit *fit)
 {
 	struct calibrate_probed_run *r = calloc(cap, sizeof *r);
 	int rc = 0;
 	uint32_t n = 0;
+	double all = 0;
 	if (!r)
 		return -ENOMEM;
 	for (;;) {
@@ -1666,25 +1683,21 @@ static int regime_runs(const struct cal *c, const struct policy *p, const struct
 		rc = policy_run(p, 2, wl, pv, NULL, &ns, &st);
 		r[n].c2c_after = noise_c2c_ns(NULL, 2);
 		r[n].ns = (double)ns;
+		all += (double)ns;
 		n++;
 		if (rc || n == cap)
 			break;
-		double low = lowest_probe(r, n, floor_ns), total = 0;
-		if (!isfinite(low)) {	/* no probe on this machine: every run counts */
-			for (uint32_t i = 0; i < n; i++)
-				total += r[i].ns;
-			if (n >= reps && total >= WORK_MIN_TOTAL_NS)
-				break;
-			continue;
-		}
 		struct calibrate_fit in;
-		select_in(r, n, low, &in);
-		for (uint32_t i = 0; i < n; i++)
-			total += in_regime(&r[i], low) ? r[i].ns : 0;
-		if (in.kept >= reps && total >= WORK_MIN_TOTAL_NS)
+		double sum = prefer_hi > 0 ? select_band(r, n, prefer_lo, prefer_hi, &in) :
+					     select_populous(r, n, &in);
+		if (!isfinite(r[n - 1].c2c_before)) {	/* no probe on this machine */
+			in.kept = n;
+			sum = all;
+		}
+		if (in.kept >= reps && sum >= WORK_MIN_TOTAL_NS)
 			break;
 	}
-	calibrate_select_regime(r, n, floor_ns, fit);
+	calibrate_select_regime(r, n, prefer_lo, prefer_hi, fit);
 	fit->runs = n;
 	if (rc == 0 && fit->kept < reps)
 		say(c, "%s: only %u of %u 2-worker runs in one round-trip regime", p->name, fit->kept,
@@ -1696,18 +1709,21 @@ static int regime_runs(const struct cal *c, const struct policy *p, const struct
 /*
  * Fit the cost at `off` in cal->costs (a uint64_t of struct sim_costs) so
  * that the 2-worker sim of `p` on the workload lands on the fastest of its
- * 2-worker threads runs in one round-trip regime (regime_runs; `floor_ns`
- * an earlier fit's): from 0 (if the sim is as slow as the run already, the
- * cost stays 0) and `first`, secant steps until within 2% (at most 6).
+ * 2-worker threads runs in one round-trip regime (regime_runs; `prefer`,
+ * if not NULL, an earlier fit whose regime to keep): from 0 (if the sim is
+ * as slow as the run already, the cost stays 0) and `first`, secant steps
+ * until within 2% (at most 6).
  */
 static int fit_2w(struct cal *c, struct calibration *cal, const struct policy *p,
 		  const struct workload *wl, const double *pv, uint32_t reps, uint32_t cap,
-		  double floor_ns, size_t off, double first, struct calibrate_fit *fit)
+		  const struct calibrate_fit *prefer, size_t off, double first,
+		  struct calibrate_fit *fit)
 {
 	uint64_t sim;
 	struct worker_stats st;
 	memset(fit, 0, sizeof *fit);
-	int rc = regime_runs(c, p, wl, pv, reps, cap, floor_ns, fit);
+	int rc = regime_runs(c, p, wl, pv, reps, cap, prefer ? prefer->c2c_lo : 0,
+			     prefer ? prefer->c2c_hi : 0, fit);
 	if (rc)
 		return rc;
 	double run = fit->run_ns;
@@ -1846,7 +1862,7 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 	uint32_t cap2 = reps * 4 > 12 ? reps * 4 : 12;
 	char how[160];
 	CHECK(vp);
-	rc = fit_2w(&c, cal, vp, wl, pv, reps, cap2, NAN, offsetof(struct sim_costs, contended),
+	rc = fit_2w(&c, cal, vp, wl, pv, reps, cap2, NULL, offsetof(struct sim_costs, contended),
 		    60, &cal->contended_fit);
 	if (rc)
 		return rc;
@@ -1859,7 +1875,7 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 	CHECK(go);
 	struct calibrate_fit *lf = &cal->lock_fit;
 	rc = fit_2w(&c, cal, go, wl, pv, reps, cap2,
-		    cal->contended_fit.kept ? cal->contended_fit.c2c_lo : NAN,
+		    cal->contended_fit.kept ? &cal->contended_fit : NULL,
 		    offsetof(struct sim_costs, lock_transfer), fmax(cal->ns.lock_transfer, 1) * 4, lf);
 	if (rc)
 		return rc;

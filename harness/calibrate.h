@@ -74,12 +74,14 @@ struct calibrate_work_spec {
  * A cost fitted on a policy's 2-worker run. Such a run moves lines between
  * the two CPUs at every migration, join or lock taking, and on a virtual
  * machine what a line costs to move changes by a factor of up to six for
- * minutes at a time (docs/measuring.md): the core-to-core round trip is
- * probed before and after each run, and the fit targets the fastest of the
- * runs made in one regime, the lowest seen (both probes within
- * CALIBRATE_REGIME_RATIO of the lowest probe). The range of those runs'
- * probes is the regime the figure belongs to; the validation compares the
- * sim with threads trials made in it.
+ * seconds to minutes at a time (docs/measuring.md), between regimes that
+ * are not ordered by speed (a 30 ns round trip can mean two vCPUs on one
+ * core's SMT siblings, fast to share lines and slow to compute): the round
+ * trip is probed before and after each run, and the fit targets the
+ * fastest of the runs made in one regime, the most populous one (both
+ * probes within CALIBRATE_REGIME_RATIO of its band). The range of those
+ * runs' probes is the regime the figure belongs to; the validation
+ * compares the sim with threads trials made in it.
  */
 #define CALIBRATE_REGIME_RATIO 1.5
 struct calibrate_fit {
@@ -97,13 +99,16 @@ struct calibrate_probed_run {
 };
 
 /*
- * The fit's target among `n` runs: the fastest whose two probes are both
- * within CALIBRATE_REGIME_RATIO of the lowest probe of all (`floor_ns`,
- * when finite and lower, counts as a probe too); fit->run_ns, kept, c2c_lo
- * and c2c_hi set. With no probed run, the fastest of all (kept 0).
+ * The fit's target among `n` runs: the fastest in the band prefer_lo ..
+ * prefer_hi (an earlier fit's regime; a run is in a band when both its
+ * probes are within CALIBRATE_REGIME_RATIO of it) if prefer_hi > 0 and a
+ * run is; else the fastest in the most populous regime (of the bands
+ * centred on each run whose two probes agree, the one holding the most
+ * runs; a tie, the one with the fastest run). fit->run_ns, kept, c2c_lo
+ * and c2c_hi set; with no probed run, the fastest of all and kept 0.
  */
-void calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double floor_ns,
-			     struct calibrate_fit *fit);
+void calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double prefer_lo,
+			     double prefer_hi, struct calibrate_fit *fit);
 
 struct calibrate_policy {
 	const char *policy;

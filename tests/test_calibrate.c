@@ -262,41 +262,45 @@ static void fitted_figures_reproduce_their_runs(void)
 
 /*
  * A 2-worker fit's target on a virtual machine whose round trip moves
- * between about 70 and 400 ns: the fastest run whose probes before and
- * after both lie in the lowest regime, not the fastest of all (a run made
- * while the round trip was slow can still be quicker, by interference
- * elsewhere) and not one whose regime changed during it.
+ * between about 30, 70 and 400 ns: the fastest run of the most populous
+ * regime, not the fastest of all (a run in another regime can be quicker)
+ * nor the lowest regime's (30 ns: SMT siblings, quick to share lines, slow
+ * to compute), and never a run whose regime changed during it.
  */
 static void fit_targets_one_regime(void)
 {
 	const struct calibrate_probed_run r[] = {
-		{ 200e6, 65, 71 },	/* fast regime */
-		{ 180e6, 410, 400 },	/* slow regime, yet the fastest */
+		{ 200e6, 65, 71 },	/* 70 ns */
+		{ 180e6, 410, 400 },	/* 400 ns, yet among the fastest */
 		{ 185e6, 70, 405 },	/* moved during the run */
-		{ 196e6, 69, 66 },	/* fast regime: the target */
+		{ 196e6, 69, 66 },	/* 70 ns: the target */
+		{ 170e6, 29, 30 },	/* 30 ns, the fastest of all */
+		{ 205e6, 80, 74 },	/* 70 ns */
 		{ 190e6, 380, 74 },	/* moved */
+		{ 175e6, 420, 395 },	/* 400 ns */
 	};
 	struct calibrate_fit f;
-	calibrate_select_regime(r, 5, NAN, &f);
-	ASSERT_EQ(f.kept, 2);
+	calibrate_select_regime(r, 8, 0, 0, &f);
+	ASSERT_EQ(f.kept, 3);
 	ASSERT(f.run_ns == 196e6);
-	ASSERT(f.c2c_lo == 65 && f.c2c_hi == 71);
-	/* An earlier fit's regime (the floor) decides when it is as low. */
-	calibrate_select_regime(r, 5, 60, &f);
+	ASSERT(f.c2c_lo == 65 && f.c2c_hi == 80);
+	/* An earlier fit's regime decides while a run shares it... */
+	calibrate_select_regime(r, 8, 395, 420, &f);
 	ASSERT_EQ(f.kept, 2);
+	ASSERT(f.run_ns == 175e6 && f.c2c_lo == 395 && f.c2c_hi == 420);
+	/* ...and when none does, the most populous again. */
+	calibrate_select_regime(r, 8, 5, 6, &f);
+	ASSERT_EQ(f.kept, 3);
 	ASSERT(f.run_ns == 196e6);
-	/* A floor no run shares: the runs' own lowest regime, not none. */
-	calibrate_select_regime(r, 5, 20, &f);
+	/* A tie between regimes: the one with the faster run. */
+	const struct calibrate_probed_run tie[] = { { 330e6, 400, 410 }, { 320e6, 70, 72 },
+						    { 300e6, 395, 412 }, { 340e6, 66, 71 } };
+	calibrate_select_regime(tie, 4, 0, 0, &f);
 	ASSERT_EQ(f.kept, 2);
-	ASSERT(f.run_ns == 196e6);
-	/* Every run in the slow regime: that regime is the fit's. */
-	const struct calibrate_probed_run slow[] = { { 330e6, 400, 410 }, { 320e6, 395, 412 } };
-	calibrate_select_regime(slow, 2, NAN, &f);
-	ASSERT_EQ(f.kept, 2);
-	ASSERT(f.run_ns == 320e6 && f.c2c_lo == 395 && f.c2c_hi == 412);
+	ASSERT(f.run_ns == 300e6 && f.c2c_lo == 395 && f.c2c_hi == 412);
 	/* Nothing probed (one CPU): the fastest of all, no regime. */
 	const struct calibrate_probed_run none[] = { { 5e6, NAN, NAN }, { 4e6, NAN, NAN } };
-	calibrate_select_regime(none, 2, NAN, &f);
+	calibrate_select_regime(none, 2, 0, 0, &f);
 	ASSERT_EQ(f.kept, 0);
 	ASSERT(f.run_ns == 4e6 && f.c2c_lo == 0 && f.c2c_hi == 0);
 }
