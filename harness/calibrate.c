@@ -1249,16 +1249,16 @@ void calibrate_file_abort(struct calibrate_file *cf)
 	unlink(cf->tmp);
 }
 
-/* Which runs a 2-worker fit took its target from, in words: "the fastest
+/* Which runs a 2-worker fit took its target from, in words: "the median
  * of 3 runs in the round-trip regime 64.0..75.2 ns (of 5 made)". The
  * validation (scripts/reproduce.sh) reads the regime back from it. */
 static const char *fit_runs_text(const struct calibrate_fit *fit, char *buf, size_t len)
 {
 	if (fit->kept)
-		snprintf(buf, len, "the fastest of %u runs in the round-trip regime %.1f..%.1f ns "
+		snprintf(buf, len, "the median of %u runs in the round-trip regime %.1f..%.1f ns "
 			 "(of %u made)", fit->kept, fit->c2c_lo, fit->c2c_hi, fit->runs);
 	else
-		snprintf(buf, len, "the fastest of %u runs (round trip not probed)", fit->runs);
+		snprintf(buf, len, "the median of %u runs (round trip not probed)", fit->runs);
 	return buf;
 }
 
@@ -1295,7 +1295,7 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 	SIM_MODEL_COSTS(X)
 #undef X
 	if (cal->nwork)
-		fprintf(f, "# each workload's work per poll outside the scheduler: its fastest "
+		fprintf(f, "# each workload's work per poll outside the scheduler: the median "
 			   "1-worker volt run's\n# makespan per poll less the 1-worker sim's without "
 			   "work, at the costs above\n# (with the parameters named)\n");
 	for (uint32_t i = 0; i < cal->nwork; i++) {
@@ -1309,7 +1309,7 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 	}
 	if (cal->npolicy)
 		fprintf(f, "# fitted, not measured: each policy's own cost per poll beyond the "
-			   "mechanisms above\n# and volt's share of the work, the fastest of its "
+			   "mechanisms above\n# and volt's share of the work, the median of its "
 			   "1-worker %s (%s) runs per poll\n# less the 1-worker sim's (volt: 0 by "
 			   "construction)\n", cal->fit.workload, cal->fit.params ? cal->fit.params :
 			   "defaults");
@@ -1546,14 +1546,13 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 		if (rc)
 			break;
 		double polls = sst.polls ? (double)sst.polls : 1;
-		/* The fastest run: interference on a shared machine only adds. */
-		qsort(run, n, sizeof *run, cmp_double);
+		/* The median run, as the validation's figure is. */
 		cw->polls = sst.polls;
 		cw->seq_ns_per_task = median(seq, n);
-		cw->run_ns_per_poll = run[0] / polls;
+		cw->run_ns_per_poll = median(run, n) / polls;
 		cw->mech_ns_per_poll = (double)sim_ns / polls;
 		cw->ns = fmax(cw->run_ns_per_poll - cw->mech_ns_per_poll, 0);
-		say(&c, "work.%s (%s): %.1f ns per poll (fastest of %u 1-worker runs %.1f ns per poll, "
+		say(&c, "work.%s (%s): %.1f ns per poll (median of %u 1-worker runs %.1f ns per poll, "
 		    "the sim without work %.1f; sequential %.1f ns per task)", cw->workload,
 		    cw->params ? cw->params : "defaults", cw->ns, n, cw->run_ns_per_poll,
 		    cw->mech_ns_per_poll, cw->seq_ns_per_task);
@@ -1568,24 +1567,26 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 
 /* ---- fitted figures: each policy's own per poll, the lock transfer ---- */
 
-/* The fastest of at least `reps` threads runs (more until they add up to
- * WORK_MIN_TOTAL_NS, at most `cap`): interference only ever adds. */
-static int fastest_run(const struct policy *p, uint32_t workers, const struct workload *wl,
-		       const double *pv, uint32_t reps, uint32_t cap, uint64_t *best,
-		       uint32_t *runs)
+/* The median of at least `reps` threads runs (more until they add up to
+ * WORK_MIN_TOTAL_NS, at most `cap`): the figure the validation compares
+ * with is a median too. */
+static int median_run(const struct policy *p, uint32_t workers, const struct workload *wl,
+		      const double *pv, uint32_t reps, uint32_t cap, double *mid, uint32_t *runs)
 {
 	uint64_t total = 0;
 	struct worker_stats st;
-	int rc = 0;
+	double *v = calloc(cap > reps ? cap : reps, sizeof *v);
+	int rc = v ? 0 : -ENOMEM;
 	uint32_t n = 0;
-	*best = UINT64_MAX;
 	for (; rc == 0 && (n < reps || (total < WORK_MIN_TOTAL_NS && n < cap)); n++) {
 		uint64_t ns;
 		rc = policy_run(p, workers, wl, pv, NULL, &ns, &st);
 		total += ns;
-		*best = ns < *best ? ns : *best;
+		v[n] = (double)ns;
 	}
+	*mid = rc == 0 ? median(v, n) : 0;
 	*runs = n;
+	free(v);
 	return rc;
 }
 
@@ -1597,11 +1598,11 @@ static bool in_band(const struct calibrate_probed_run *r, double lo, double hi)
 	       b <= CALIBRATE_REGIME_RATIO * hi;
 }
 
-/* The runs in the band lo..hi: the fastest of them into fit->run_ns, their
- * number into kept, their probes' range into c2c_lo..c2c_hi; returns the
- * sum of their makespans. */
+/* The runs in the band lo..hi: the median of their makespans into
+ * fit->run_ns, their number into kept, their probes' range into
+ * c2c_lo..c2c_hi; returns the sum of their makespans. `v` holds n. */
 static double select_band(const struct calibrate_probed_run *r, uint32_t n, double lo, double hi,
-			  struct calibrate_fit *fit)
+			  double *v, struct calibrate_fit *fit)
 {
 	double sum = 0;
 	fit->kept = 0;
@@ -1610,19 +1611,20 @@ static double select_band(const struct calibrate_probed_run *r, uint32_t n, doub
 	for (uint32_t i = 0; i < n; i++) {
 		if (!in_band(&r[i], lo, hi))
 			continue;
-		fit->kept++;
+		v[fit->kept++] = r[i].ns;
 		sum += r[i].ns;
-		fit->run_ns = fmin(fit->run_ns, r[i].ns);
 		fit->c2c_lo = fmin(fit->c2c_lo, fmin(r[i].c2c_before, r[i].c2c_after));
 		fit->c2c_hi = fmax(fit->c2c_hi, fmax(r[i].c2c_before, r[i].c2c_after));
 	}
+	if (fit->kept)
+		fit->run_ns = median(v, fit->kept);
 	return sum;
 }
 
 /* The most populous regime: of the bands centred on each run whose two
  * probes agree (within the ratio), the one holding the most runs (a tie:
- * the one with the fastest run, since interference only ever adds). */
-static double select_populous(const struct calibrate_probed_run *r, uint32_t n,
+ * the one with the faster median). */
+static double select_populous(const struct calibrate_probed_run *r, uint32_t n, double *v,
 			      struct calibrate_fit *fit)
 {
 	double sum = 0;
@@ -1634,7 +1636,7 @@ static double select_populous(const struct calibrate_probed_run *r, uint32_t n,
 			continue;
 		double mid = sqrt(a * b);
 		struct calibrate_fit in;
-		double s = select_band(r, n, mid, mid, &in);
+		double s = select_band(r, n, mid, mid, v, &in);
 		if (in.kept > fit->kept || (in.kept == fit->kept && in.run_ns < fit->run_ns)) {
 			*fit = in;
 			sum = s;
@@ -1643,20 +1645,25 @@ static double select_populous(const struct calibrate_probed_run *r, uint32_t n,
 	return sum;
 }
 
-void calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double prefer_lo,
-			     double prefer_hi, struct calibrate_fit *fit)
+int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double prefer_lo,
+			    double prefer_hi, struct calibrate_fit *fit)
 {
+	double *v = malloc((n ? n : 1) * sizeof *v);
+	if (!v)
+		return -ENOMEM;
 	fit->kept = 0;
 	if (prefer_hi > 0)
-		select_band(r, n, prefer_lo, prefer_hi, fit);
+		select_band(r, n, prefer_lo, prefer_hi, v, fit);
 	if (fit->kept == 0)
-		select_populous(r, n, fit);
-	if (fit->kept == 0) {	/* nothing probed: the fastest of all */
-		fit->run_ns = INFINITY;
-		fit->c2c_lo = fit->c2c_hi = 0;
+		select_populous(r, n, v, fit);
+	if (fit->kept == 0) {	/* nothing probed: the median of all */
 		for (uint32_t i = 0; i < n; i++)
-			fit->run_ns = fmin(fit->run_ns, r[i].ns);
+			v[i] = r[i].ns;
+		fit->run_ns = n ? median(v, n) : 0;
+		fit->c2c_lo = fit->c2c_hi = 0;
 	}
+	free(v);
+	return 0;
 }
 
 /*
@@ -1671,11 +1678,15 @@ static int regime_runs(const struct cal *c, const struct policy *p, const struct
 		       double prefer_hi, struct calibrate_fit *fit)
 {
 	struct calibrate_probed_run *r = calloc(cap, sizeof *r);
+	double *v = calloc(cap, sizeof *v);
 	int rc = 0;
 	uint32_t n = 0;
 	double all = 0;
-	if (!r)
+	if (!r || !v) {
+		free(r);
+		free(v);
 		return -ENOMEM;
+	}
 	for (;;) {
 		struct worker_stats st;
 		uint64_t ns;
@@ -1688,8 +1699,8 @@ static int regime_runs(const struct cal *c, const struct policy *p, const struct
 		if (rc || n == cap)
 			break;
 		struct calibrate_fit in;
-		double sum = prefer_hi > 0 ? select_band(r, n, prefer_lo, prefer_hi, &in) :
-					     select_populous(r, n, &in);
+		double sum = prefer_hi > 0 ? select_band(r, n, prefer_lo, prefer_hi, v, &in) :
+					     select_populous(r, n, v, &in);
 		if (!isfinite(r[n - 1].c2c_before)) {	/* no probe on this machine */
 			in.kept = n;
 			sum = all;
@@ -1697,18 +1708,20 @@ static int regime_runs(const struct cal *c, const struct policy *p, const struct
 		if (in.kept >= reps && sum >= WORK_MIN_TOTAL_NS)
 			break;
 	}
-	calibrate_select_regime(r, n, prefer_lo, prefer_hi, fit);
+	if (rc == 0)
+		rc = calibrate_select_regime(r, n, prefer_lo, prefer_hi, fit);
 	fit->runs = n;
 	if (rc == 0 && fit->kept < reps)
 		say(c, "%s: only %u of %u 2-worker runs in one round-trip regime", p->name, fit->kept,
 		    n);
 	free(r);
+	free(v);
 	return rc;
 }
 
 /*
  * Fit the cost at `off` in cal->costs (a uint64_t of struct sim_costs) so
- * that the 2-worker sim of `p` on the workload lands on the fastest of its
+ * that the 2-worker sim of `p` on the workload lands on the median of its
  * 2-worker threads runs in one round-trip regime (regime_runs; `prefer`,
  * if not NULL, an earlier fit whose regime to keep): from 0 (if the sim is
  * as slow as the run already, the cost stays 0) and `first`, secant steps
@@ -1823,23 +1836,24 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 		    cal->npolicy == CALIBRATE_POLICIES)
 			continue;
 		struct calibrate_policy *cp = &cal->policy[cal->npolicy];
-		uint64_t run, sim;
+		uint64_t sim;
+		double run;
 		uint32_t runs;
 		struct worker_stats st;
-		rc = fastest_run(p, 1, wl, pv, reps, cap, &run, &runs);
+		rc = median_run(p, 1, wl, pv, reps, cap, &run, &runs);
 		if (rc == 0)
 			rc = policy_run(p, 1, wl, pv, &costs, &sim, &st);
 		if (rc)
 			break;
 		double polls = st.polls ? (double)st.polls : 1;
 		cp->policy = p->name;
-		cp->run_ns_per_poll = (double)run / polls;
+		cp->run_ns_per_poll = run / polls;
 		cp->sim_ns_per_poll = (double)sim / polls;
 		cp->ns = fmax(cp->run_ns_per_poll - cp->sim_ns_per_poll, 0);
 		char name[64];
 		snprintf(name, sizeof name, "poll.%s", p->name);
 		CHECK(sim_costs_set(&cal->costs, name, whole_ns(cp->ns)) == 0);
-		say(&c, "poll.%s: %.1f ns per poll (fastest of %u 1-worker %s runs %.1f ns per "
+		say(&c, "poll.%s: %.1f ns per poll (median of %u 1-worker %s runs %.1f ns per "
 		    "poll, the sim %.1f)", p->name, cp->ns, runs, wl->name, cp->run_ns_per_poll,
 		    cp->sim_ns_per_poll);
 		cal->npolicy++;
@@ -1855,7 +1869,7 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 	 * contended figure just fitted, on runs in the same round-trip regime
 	 * as volt's where it can (both figures then belong to one regime).
 	 * Each searched for by secant steps until the sim lands within 2% of
-	 * the fastest run in the regime.
+	 * the median run in the regime.
 	 */
 	const struct policy *vp = policy_find("volt");
 	/* Runs a 2-worker fit makes at most, looking for `reps` in one regime. */

@@ -36,7 +36,7 @@ struct calibrate_ns {
 
 /*
  * A workload's own work per poll (core/costs.h, work.NAME), measured with
- * the parameters the validation table runs: the fastest of a few 1-worker
+ * the parameters the validation table runs: the median of a few 1-worker
  * threads runs under volt (at least `reps`, more until they add up to
  * 0.1 s), less the 1-worker sim's makespan of the same run at the
  * measured costs without work (the mechanisms, the lock and the cache
@@ -48,7 +48,7 @@ struct calibrate_work {
 	const char *workload;
 	const char *params;		/* "name=value" or NULL: the defaults */
 	double seq_ns_per_task;		/* the sequential baseline */
-	double run_ns_per_poll;		/* the fastest 1-worker run's makespan per poll */
+	double run_ns_per_poll;		/* the median 1-worker run's makespan per poll */
 	double mech_ns_per_poll;	/* the 1-worker sim's without work, per poll */
 	double ns;			/* per poll: run - mechanisms, at least 0 */
 	uint64_t polls;
@@ -56,10 +56,10 @@ struct calibrate_work {
 
 /*
  * Fitted figures (calibrate_policies, after the workloads): each policy's
- * own per-poll cost, poll.NAME, the fastest of its 1-worker threads runs of
+ * own per-poll cost, poll.NAME, the median of its 1-worker threads runs of
  * CALIBRATE_FIT_WORKLOAD less the 1-worker sim's of it (volt's is 0 by
  * construction); contended, searched for until the 2-worker sim of volt on
- * the same workload lands on its fastest 2-worker threads run; then
+ * the same workload lands on the median of its 2-worker threads runs; then
  * lock_transfer, the same on CALIBRATE_FIT_LOCK_POLICY's. The other
  * workloads' cells are the check.
  */
@@ -78,7 +78,7 @@ struct calibrate_work_spec {
  * are not ordered by speed (a 30 ns round trip can mean two vCPUs on one
  * core's SMT siblings, fast to share lines and slow to compute): the round
  * trip is probed before and after each run, and the fit targets the
- * fastest of the runs made in one regime, the most populous one (both
+ * median of the runs made in one regime, the most populous one (both
  * probes within CALIBRATE_REGIME_RATIO of its band). The range of those
  * runs' probes is the regime the figure belongs to; the validation
  * compares the sim with threads trials made in it.
@@ -87,7 +87,7 @@ struct calibrate_work_spec {
 struct calibrate_fit {
 	bool fitted;
 	const char *policy;
-	double run_ns, sim_ns, sim0_ns;	/* the fastest run, the sim with and without it */
+	double run_ns, sim_ns, sim0_ns;	/* the median run, the sim with and without it */
 	uint32_t runs;			/* runs made */
 	uint32_t kept;			/* of them in the regime (0: none probed, all used) */
 	double c2c_lo, c2c_hi;		/* the kept runs' probes; 0: not probed */
@@ -99,20 +99,21 @@ struct calibrate_probed_run {
 };
 
 /*
- * The fit's target among `n` runs: the fastest in the band prefer_lo ..
+ * The fit's target among `n` runs: the median of those in the band prefer_lo ..
  * prefer_hi (an earlier fit's regime; a run is in a band when both its
  * probes are within CALIBRATE_REGIME_RATIO of it) if prefer_hi > 0 and a
- * run is; else the fastest in the most populous regime (of the bands
+ * run is; else of those in the most populous regime (of the bands
  * centred on each run whose two probes agree, the one holding the most
- * runs; a tie, the one with the fastest run). fit->run_ns, kept, c2c_lo
- * and c2c_hi set; with no probed run, the fastest of all and kept 0.
+ * runs; a tie, the one with the faster median). fit->run_ns, kept, c2c_lo
+ * and c2c_hi set; with no probed run, the median of all and kept 0. 0 or
+ * -ENOMEM.
  */
-void calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double prefer_lo,
-			     double prefer_hi, struct calibrate_fit *fit);
+int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double prefer_lo,
+			    double prefer_hi, struct calibrate_fit *fit);
 
 struct calibrate_policy {
 	const char *policy;
-	double run_ns_per_poll;		/* the fastest 1-worker run's makespan per poll */
+	double run_ns_per_poll;		/* the median 1-worker run's makespan per poll */
 	double sim_ns_per_poll;		/* the 1-worker sim's without the figure */
 	double ns;			/* run - sim, at least 0 */
 };

@@ -164,7 +164,7 @@ static void unknown_cost_rejected(void)
 }
 
 /*
- * Small sizes of three workloads: each one's work is the fastest 1-worker
+ * Small sizes of three workloads: each one's work is the median 1-worker
  * threads run less the 1-worker sim without work, so the sim with that
  * work per poll lands on the run (to the rounding of the work to whole ns,
  * and the last poll, whose charge comes after the run's end).
@@ -205,7 +205,7 @@ static void work_reproduces_the_run(void)
 /*
  * The fitted figures on a small fib (after work_reproduces_the_run, whose
  * work.fib they build on): each policy's poll.NAME makes its 1-worker sim
- * land on the fastest run it was fitted on (to the rounding to whole ns);
+ * land on the median run it was fitted on (to the rounding to whole ns);
  * the lock transfer's sim is the one the calibration recorded; and the
  * file gives them back, the lock transfer and the contended figure once.
  */
@@ -262,47 +262,48 @@ static void fitted_figures_reproduce_their_runs(void)
 
 /*
  * A 2-worker fit's target on a virtual machine whose round trip moves
- * between about 30, 70 and 400 ns: the fastest run of the most populous
- * regime, not the fastest of all (a run in another regime can be quicker)
- * nor the lowest regime's (30 ns: SMT siblings, quick to share lines, slow
- * to compute), and never a run whose regime changed during it.
+ * between about 30, 70 and 400 ns: the median run of the most populous
+ * regime, not of all runs (those of another regime can be quicker or
+ * slower) nor of the lowest regime (30 ns: SMT siblings, quick to share
+ * lines, slow to compute), and never a run whose regime changed during it.
  */
 static void fit_targets_one_regime(void)
 {
 	const struct calibrate_probed_run r[] = {
 		{ 200e6, 65, 71 },	/* 70 ns */
-		{ 180e6, 410, 400 },	/* 400 ns, yet among the fastest */
+		{ 180e6, 410, 400 },	/* 400 ns */
 		{ 185e6, 70, 405 },	/* moved during the run */
-		{ 196e6, 69, 66 },	/* 70 ns: the target */
+		{ 196e6, 69, 66 },	/* 70 ns */
 		{ 170e6, 29, 30 },	/* 30 ns, the fastest of all */
-		{ 205e6, 80, 74 },	/* 70 ns */
+		{ 235e6, 80, 74 },	/* 70 ns */
 		{ 190e6, 380, 74 },	/* moved */
 		{ 175e6, 420, 395 },	/* 400 ns */
 	};
 	struct calibrate_fit f;
-	calibrate_select_regime(r, 8, 0, 0, &f);
+	ASSERT_EQ(calibrate_select_regime(r, 8, 0, 0, &f), 0);
 	ASSERT_EQ(f.kept, 3);
-	ASSERT(f.run_ns == 196e6);
+	ASSERT(f.run_ns == 200e6);	/* the median of 196, 200 and 235 */
 	ASSERT(f.c2c_lo == 65 && f.c2c_hi == 80);
 	/* An earlier fit's regime decides while a run shares it... */
-	calibrate_select_regime(r, 8, 395, 420, &f);
+	ASSERT_EQ(calibrate_select_regime(r, 8, 395, 420, &f), 0);
 	ASSERT_EQ(f.kept, 2);
-	ASSERT(f.run_ns == 175e6 && f.c2c_lo == 395 && f.c2c_hi == 420);
+	ASSERT(f.run_ns == 177.5e6 && f.c2c_lo == 395 && f.c2c_hi == 420);
 	/* ...and when none does, the most populous again. */
-	calibrate_select_regime(r, 8, 5, 6, &f);
+	ASSERT_EQ(calibrate_select_regime(r, 8, 5, 6, &f), 0);
 	ASSERT_EQ(f.kept, 3);
-	ASSERT(f.run_ns == 196e6);
-	/* A tie between regimes: the one with the faster run. */
+	ASSERT(f.run_ns == 200e6);
+	/* A tie between regimes: the one with the faster median. */
 	const struct calibrate_probed_run tie[] = { { 330e6, 400, 410 }, { 320e6, 70, 72 },
 						    { 300e6, 395, 412 }, { 340e6, 66, 71 } };
-	calibrate_select_regime(tie, 4, 0, 0, &f);
+	ASSERT_EQ(calibrate_select_regime(tie, 4, 0, 0, &f), 0);
 	ASSERT_EQ(f.kept, 2);
-	ASSERT(f.run_ns == 300e6 && f.c2c_lo == 395 && f.c2c_hi == 412);
-	/* Nothing probed (one CPU): the fastest of all, no regime. */
-	const struct calibrate_probed_run none[] = { { 5e6, NAN, NAN }, { 4e6, NAN, NAN } };
-	calibrate_select_regime(none, 2, 0, 0, &f);
+	ASSERT(f.run_ns == 315e6 && f.c2c_lo == 395 && f.c2c_hi == 412);
+	/* Nothing probed (one CPU): the median of all, no regime. */
+	const struct calibrate_probed_run none[] = { { 5e6, NAN, NAN }, { 4e6, NAN, NAN },
+						     { 9e6, NAN, NAN } };
+	ASSERT_EQ(calibrate_select_regime(none, 3, 0, 0, &f), 0);
 	ASSERT_EQ(f.kept, 0);
-	ASSERT(f.run_ns == 4e6 && f.c2c_lo == 0 && f.c2c_hi == 0);
+	ASSERT(f.run_ns == 5e6 && f.c2c_lo == 0 && f.c2c_hi == 0);
 }
 
 int main(void)
