@@ -79,6 +79,7 @@
 #include "core/inject.h"
 #include "core/ring.h"
 #include "core/runtime.h"
+#include "core/topo.h"
 #include "policies/policy.h"
 #include "workloads/workload.h"
 
@@ -1419,18 +1420,34 @@ static int work_params(const struct workload *wl, const char *params, double *pv
 	return wl->resolve ? wl->resolve(pv, given, err, sizeof err) : 0;
 }
 
-/* One run of policy `p` on `workers` workers, on the threads engine or
- * (costs given) the sim with those costs: makespan and counters. */
+/* The CPUs the harness's default placement (--pin, auto) gives `workers`
+ * workers, so that a calibration run is placed as the runs it predicts
+ * are: NULL when it pins none. */
+static const int32_t *default_cpus(uint32_t workers, int32_t *cpus)
+{
+	enum pin_mode eff;
+	char note[256], err[256];
+	if (topo_place(topo_machine(), PIN_AUTO, NULL, 0, workers, cpus, &eff, note, sizeof note,
+		       err, sizeof err) != 0 || eff == PIN_NONE)
+		return NULL;
+	return cpus;
+}
+
+/* One run of policy `p` on `workers` workers, on the threads engine (its
+ * workers placed as the harness places them by default) or (costs given)
+ * the sim with those costs: makespan and counters. */
 static int policy_run(const struct policy *p, uint32_t workers, const struct workload *wl,
 		      const double *pv, const struct sim_costs *costs, uint64_t *ns,
 		      struct worker_stats *st)
 {
 	double kv[64];
+	int32_t cpus[64];
 	char err[256];
-	CHECK(p && p->nknobs <= 64);
+	CHECK(p && p->nknobs <= 64 && workers <= 64);
 	knob_defaults(p->knobs, p->nknobs, kv);
 	struct rt_config cfg = { .workers = workers, .seed = 1, .sample_period = 0,
-				 .hist_digits = 2, .watchdog_ns = 0 };
+				 .hist_digits = 2, .watchdog_ns = 0,
+				 .cpus = costs ? NULL : default_cpus(workers, cpus) };
 	struct engine *e = costs ? engine_sim_create(workers, costs, 0) :
 				   engine_threads_create(workers);
 	struct runtime *rt;
@@ -1679,6 +1696,9 @@ static int regime_runs(const struct cal *c, const struct policy *p, const struct
 {
 	struct calibrate_probed_run *r = calloc(cap, sizeof *r);
 	double *v = calloc(cap, sizeof *v);
+	int32_t cpus[2];
+	/* The probe between the CPUs the two workers run on. */
+	const int32_t *place = default_cpus(2, cpus);
 	int rc = 0;
 	uint32_t n = 0;
 	double all = 0;
@@ -1690,9 +1710,9 @@ static int regime_runs(const struct cal *c, const struct policy *p, const struct
 	for (;;) {
 		struct worker_stats st;
 		uint64_t ns;
-		r[n].c2c_before = noise_c2c_ns(NULL, 2);
+		r[n].c2c_before = noise_c2c_ns(place, 2);
 		rc = policy_run(p, 2, wl, pv, NULL, &ns, &st);
-		r[n].c2c_after = noise_c2c_ns(NULL, 2);
+		r[n].c2c_after = noise_c2c_ns(place, 2);
 		r[n].ns = (double)ns;
 		all += (double)ns;
 		n++;
