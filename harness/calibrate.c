@@ -1282,6 +1282,9 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 			   "%.1f ns after\n", cal->c2c_ns, cal->c2c_end_ns);
 	else
 		fprintf(f, "# core-to-core round trip: not measured\n");
+	if (cal->regime_hi > 0)
+		fprintf(f, "# threads runs taken in the round-trip regime %.1f..%.1f ns (probed before "
+			   "and after each)\n", cal->regime_lo, cal->regime_hi);
 	fprintf(f, "# steals and wakes measured %s\n"
 		   "# each figure is the median over %u passes, each the median of %u repetitions;\n"
 		   "# after it: its meaning, the default, the measured figure and its range\n",
@@ -1510,14 +1513,28 @@ int calibrate_sim_run(const struct calibrate_work_spec *spec, const struct sim_c
 	return rc;
 }
 
+static int regime_runs(const struct cal *c, const struct policy *p, uint32_t workers,
+		       const struct workload *wl, const double *pv, uint32_t reps, uint32_t cap,
+		       double prefer_lo, double prefer_hi, struct calibrate_fit *fit);
+
+/* The calibration's regime is the first one its runs were taken in: the
+ * runs after it keep to it where they can. */
+static void keep_regime(struct calibration *cal, const struct calibrate_fit *f)
+{
+	if (cal->regime_hi == 0 && f->kept) {
+		cal->regime_lo = f->c2c_lo;
+		cal->regime_hi = f->c2c_hi;
+	}
+}
+
 int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 			   const struct calibrate_work_spec *spec, uint32_t nspec)
 {
 	struct cal c = { .log = log };
 	reps = reps ? reps : 1;
 	uint32_t cap = reps > WORK_REPS_MAX ? reps : WORK_REPS_MAX;
-	double *seq = calloc(cap, sizeof *seq), *run = calloc(cap, sizeof *run);
-	int rc = seq && run ? 0 : -ENOMEM;
+	double *seq = calloc(reps, sizeof *seq);
+	int rc = seq ? 0 : -ENOMEM;
 	c.e = rc ? NULL : engine_threads_create(1);
 	if (!rc && !c.e)
 		rc = -ENOMEM;
@@ -1537,10 +1554,11 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 		cw->params = spec[i].params;
 		if (work_params(wl, cw->params, pv) != 0)
 			continue;
-		uint64_t total = 0, sim_ns = 0;
+		uint64_t sim_ns = 0;
 		uint32_t n = 0;
-		struct worker_stats st, sst;
-		for (; rc == 0 && (n < reps || (total < WORK_MIN_TOTAL_NS && n < cap)); n++) {
+		struct worker_stats sst;
+		/* The sequential baseline, for comparison only: its median. */
+		for (; rc == 0 && n < reps; n++) {
 			void *inst = wl->create(pv, 1, 1);
 			if (!inst) {
 				rc = -ENOMEM;
@@ -1552,60 +1570,38 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 			uint64_t tasks = wl->tasks(inst);
 			seq[n] = tasks ? (double)(t1 - t0) / (double)tasks : 0;
 			wl->destroy(inst);
-
-			uint64_t ns;
-			rc = work_run(wl, pv, NULL, &ns, &st);
-			run[n] = (double)ns;
-			total += ns;
 		}
+		/* The median 1-worker run under volt in the calibration's
+		 * round-trip regime, as the validation's figure is. */
+		struct calibrate_fit rf;
+		if (rc == 0)
+			rc = regime_runs(&c, policy_find("volt"), 1, wl, pv, reps, cap, cal->regime_lo,
+					 cal->regime_hi, &rf);
 		if (rc == 0)
 			rc = work_run(wl, pv, &nowork, &sim_ns, &sst);
 		if (rc)
 			break;
+		keep_regime(cal, &rf);
 		double polls = sst.polls ? (double)sst.polls : 1;
-		/* The median run, as the validation's figure is. */
 		cw->polls = sst.polls;
 		cw->seq_ns_per_task = median(seq, n);
-		cw->run_ns_per_poll = median(run, n) / polls;
+		cw->run_ns_per_poll = rf.run_ns / polls;
 		cw->mech_ns_per_poll = (double)sim_ns / polls;
 		cw->ns = fmax(cw->run_ns_per_poll - cw->mech_ns_per_poll, 0);
-		say(&c, "work.%s (%s): %.1f ns per poll (median of %u 1-worker runs %.1f ns per poll, "
-		    "the sim without work %.1f; sequential %.1f ns per task)", cw->workload,
-		    cw->params ? cw->params : "defaults", cw->ns, n, cw->run_ns_per_poll,
+		say(&c, "work.%s (%s): %.1f ns per poll (median of %u of %u 1-worker runs in the "
+		    "regime %.0f..%.0f ns, %.1f ns per poll; the sim without work %.1f; sequential "
+		    "%.1f ns per task)", cw->workload, cw->params ? cw->params : "defaults", cw->ns,
+		    rf.kept, rf.runs, rf.c2c_lo, rf.c2c_hi, cw->run_ns_per_poll,
 		    cw->mech_ns_per_poll, cw->seq_ns_per_task);
 		cal->nwork++;
 	}
 	if (c.e)
 		c.e->ops->destroy(c.e);
 	free(seq);
-	free(run);
 	return rc;
 }
 
 /* ---- fitted figures: each policy's own per poll, the lock transfer ---- */
-
-/* The median of at least `reps` threads runs (more until they add up to
- * WORK_MIN_TOTAL_NS, at most `cap`): the figure the validation compares
- * with is a median too. */
-static int median_run(const struct policy *p, uint32_t workers, const struct workload *wl,
-		      const double *pv, uint32_t reps, uint32_t cap, double *mid, uint32_t *runs)
-{
-	uint64_t total = 0;
-	struct worker_stats st;
-	double *v = calloc(cap > reps ? cap : reps, sizeof *v);
-	int rc = v ? 0 : -ENOMEM;
-	uint32_t n = 0;
-	for (; rc == 0 && (n < reps || (total < WORK_MIN_TOTAL_NS && n < cap)); n++) {
-		uint64_t ns;
-		rc = policy_run(p, workers, wl, pv, NULL, &ns, &st);
-		total += ns;
-		v[n] = (double)ns;
-	}
-	*mid = rc == 0 ? median(v, n) : 0;
-	*runs = n;
-	free(v);
-	return rc;
-}
 
 /* Were both of a run's probes within the ratio of the band lo..hi? */
 static bool in_band(const struct calibrate_probed_run *r, double lo, double hi)
@@ -1684,15 +1680,16 @@ int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, do
 }
 
 /*
- * The 2-worker runs a fit targets, each with the round trip probed before
- * and after: until at least `reps` of them in one regime add up to
- * WORK_MIN_TOTAL_NS, or `cap` runs are made. The regime is the band
- * prefer_lo..prefer_hi when given (an earlier fit's), else the most
- * populous; at the cap, calibrate_select_regime's choice.
+ * The threads runs a figure is taken from, each with the round trip probed
+ * before and after (between the CPUs two workers would run on: a slow
+ * regime slows a 1-worker run too): until at least `reps` of them in one
+ * regime add up to WORK_MIN_TOTAL_NS, or `cap` runs are made. The regime
+ * is the band prefer_lo..prefer_hi when given (the calibration's so far),
+ * else the most populous; at the cap, calibrate_select_regime's choice.
  */
-static int regime_runs(const struct cal *c, const struct policy *p, const struct workload *wl,
-		       const double *pv, uint32_t reps, uint32_t cap, double prefer_lo,
-		       double prefer_hi, struct calibrate_fit *fit)
+static int regime_runs(const struct cal *c, const struct policy *p, uint32_t workers,
+		       const struct workload *wl, const double *pv, uint32_t reps, uint32_t cap,
+		       double prefer_lo, double prefer_hi, struct calibrate_fit *fit)
 {
 	struct calibrate_probed_run *r = calloc(cap, sizeof *r);
 	double *v = calloc(cap, sizeof *v);
@@ -1711,7 +1708,7 @@ static int regime_runs(const struct cal *c, const struct policy *p, const struct
 		struct worker_stats st;
 		uint64_t ns;
 		r[n].c2c_before = noise_c2c_ns(place, 2);
-		rc = policy_run(p, 2, wl, pv, NULL, &ns, &st);
+		rc = policy_run(p, workers, wl, pv, NULL, &ns, &st);
 		r[n].c2c_after = noise_c2c_ns(place, 2);
 		r[n].ns = (double)ns;
 		all += (double)ns;
@@ -1732,8 +1729,8 @@ static int regime_runs(const struct cal *c, const struct policy *p, const struct
 		rc = calibrate_select_regime(r, n, prefer_lo, prefer_hi, fit);
 	fit->runs = n;
 	if (rc == 0 && fit->kept < reps)
-		say(c, "%s: only %u of %u 2-worker runs in one round-trip regime", p->name, fit->kept,
-		    n);
+		say(c, "%s: only %u of %u %u-worker %s runs in one round-trip regime", p->name,
+		    fit->kept, n, workers, wl->name);
 	free(r);
 	free(v);
 	return rc;
@@ -1742,23 +1739,21 @@ static int regime_runs(const struct cal *c, const struct policy *p, const struct
 /*
  * Fit the cost at `off` in cal->costs (a uint64_t of struct sim_costs) so
  * that the 2-worker sim of `p` on the workload lands on the median of its
- * 2-worker threads runs in one round-trip regime (regime_runs; `prefer`,
- * if not NULL, an earlier fit whose regime to keep): from 0 (if the sim is
- * as slow as the run already, the cost stays 0) and `first`, secant steps
- * until within 2% (at most 6).
+ * 2-worker threads runs in the calibration's round-trip regime
+ * (regime_runs): from 0 (if the sim is as slow as the run already, the cost
+ * stays 0) and `first`, secant steps until within 2% (at most 6).
  */
 static int fit_2w(struct cal *c, struct calibration *cal, const struct policy *p,
 		  const struct workload *wl, const double *pv, uint32_t reps, uint32_t cap,
-		  const struct calibrate_fit *prefer, size_t off, double first,
-		  struct calibrate_fit *fit)
+		  size_t off, double first, struct calibrate_fit *fit)
 {
 	uint64_t sim;
 	struct worker_stats st;
 	memset(fit, 0, sizeof *fit);
-	int rc = regime_runs(c, p, wl, pv, reps, cap, prefer ? prefer->c2c_lo : 0,
-			     prefer ? prefer->c2c_hi : 0, fit);
+	int rc = regime_runs(c, p, 2, wl, pv, reps, cap, cal->regime_lo, cal->regime_hi, fit);
 	if (rc)
 		return rc;
+	keep_regime(cal, fit);
 	double run = fit->run_ns;
 	struct sim_costs costs = cal->costs;
 	sim_costs_use_work(&costs, wl->name);
@@ -1860,7 +1855,11 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 		double run;
 		uint32_t runs;
 		struct worker_stats st;
-		rc = median_run(p, 1, wl, pv, reps, cap, &run, &runs);
+		struct calibrate_fit rf;
+		rc = regime_runs(&c, p, 1, wl, pv, reps, cap, cal->regime_lo, cal->regime_hi, &rf);
+		keep_regime(cal, &rf);
+		run = rf.run_ns;
+		runs = rf.runs;
 		if (rc == 0)
 			rc = policy_run(p, 1, wl, pv, &costs, &sim, &st);
 		if (rc)
@@ -1886,18 +1885,17 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 	 * global queue and whose joins arrive from the other worker, against
 	 * the sim of it at the costs above; then lock_transfer: go's, whose
 	 * every schedule takes the global queue's lock (wakep), with the
-	 * contended figure just fitted, on runs in the same round-trip regime
-	 * as volt's where it can (both figures then belong to one regime).
-	 * Each searched for by secant steps until the sim lands within 2% of
-	 * the median run in the regime.
+	 * contended figure just fitted. Each searched for by secant steps
+	 * until the sim lands within 2% of the median run in the
+	 * calibration's round-trip regime (regime_runs).
 	 */
 	const struct policy *vp = policy_find("volt");
 	/* Runs a 2-worker fit makes at most, looking for `reps` in one regime. */
 	uint32_t cap2 = reps * 4 > 12 ? reps * 4 : 12;
 	char how[160];
 	CHECK(vp);
-	rc = fit_2w(&c, cal, vp, wl, pv, reps, cap2, NULL, offsetof(struct sim_costs, contended),
-		    60, &cal->contended_fit);
+	rc = fit_2w(&c, cal, vp, wl, pv, reps, cap2, offsetof(struct sim_costs, contended), 60,
+		    &cal->contended_fit);
 	if (rc)
 		return rc;
 	say(&c, "contended: %llu ns per migrated cold start or remote join (%s's 2-worker %s run "
@@ -1908,9 +1906,8 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 	const struct policy *go = policy_find(lock_policy);
 	CHECK(go);
 	struct calibrate_fit *lf = &cal->lock_fit;
-	rc = fit_2w(&c, cal, go, wl, pv, reps, cap2,
-		    cal->contended_fit.kept ? &cal->contended_fit : NULL,
-		    offsetof(struct sim_costs, lock_transfer), fmax(cal->ns.lock_transfer, 1) * 4, lf);
+	rc = fit_2w(&c, cal, go, wl, pv, reps, cap2, offsetof(struct sim_costs, lock_transfer),
+		    fmax(cal->ns.lock_transfer, 1) * 4, lf);
 	if (rc)
 		return rc;
 	cal->lock_fitted = true;

@@ -29,7 +29,7 @@ endforeach()
 # test_reproduce_check.sh: scripts/reproduce.sh --check on two small
 # reproductions: identical sim results pass, a changed one is named, a
 # threads median outside both intervals passes only with a recorded cause;
-# the validation table's cells, 2-worker ones from the trials in the fits'
+# the validation table's cells, from the trials in the calibration's
 # round-trip regime.
 add_result_test(scripts_reproduce_check
                 ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_reproduce_check.sh

@@ -14,9 +14,9 @@
 # machine are no cause; a result with no noise record cannot be a cause. A
 # threads result missing from the new run fails, unless reproduced.json
 # says the new run reran only the sim engine. The validation table (part 5)
-# gives sim / threads per cell, names a miss, and at 2 workers takes the
+# gives sim / threads per cell, names a miss, and takes the
 # median of the threads trials made in the round-trip regime of the
-# calibration's 2-worker fits (all of them, said, when fewer than 2 are).
+# calibration's runs (all of them, said, when fewer than 2 are).
 set -u
 harness=${1:?usage: test_reproduce_check.sh HARNESS}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -166,8 +166,8 @@ assert re.search(r"^- fib, 1 worker, volt: makespan sim / threads", out, re.M), 
 EOF
 echo "ok: the validation table gives sim / threads per cell and names a miss"
 
-# At 2 workers a cell is the median of the threads trials made in the round-trip regime of the
-# calibration's 2-worker fits (costs.txt): three trials in it at 100..120 ms, four in a slow
+# A cell is the median of the threads trials made in the round-trip regime of the
+# calibration's runs (costs.txt): three trials in it at 100..120 ms, four in a slow
 # regime at 400 ms and more; the sim at 110 ms is within, against the median of all of them
 # it would miss. With one trial in the regime the cell falls back to all of them and says so.
 mkdir -p "$tmp/reg/raw"
@@ -193,7 +193,7 @@ trials '[(100, 65, 66), (400, 400, 410), (110, 70, 63), (450, 66, 405), (120, 90
 row=$(grep '^| fib | 2 | volt |' "$tmp/out")
 [[ $row = *"| 110 "*"| 1.00 "*"within 20% | 3 of 7 | 0.28 |"* ]] ||
 	fail "the cell is not the median of the trials in the regime: $row"
-grep -q "2-worker fits ran in the round-trip regime 62..70 ns" "$tmp/out" ||
+grep -q "threads runs were taken in the round-trip regime 62..70 ns" "$tmp/out" ||
 	fail "the summary does not give the fits' regime"
 trials '[(100, 65, 66), (400, 400, 410), (110, 70, 400), (450, 66, 405), (120, 300, 100),
 	(500, 410, 390), (420, 405, 70)]'
@@ -202,9 +202,9 @@ trials '[(100, 65, 66), (400, 400, 410), (110, 70, 400), (450, 66, 405), (120, 3
 row=$(grep '^| fib | 2 | volt |' "$tmp/out")
 [[ $row = *"**miss** 20% | all 7 (too few in it) | 0.28 |"* ]] ||
 	fail "one trial in the regime: not all of them, or not said: $row"
-grep -q "fib, 2 workers, volt: makespan sim / threads 0.28\..* 1 of 7 threads trials in the fits' round-trip regime" \
+grep -q "fib, 2 workers, volt: makespan sim / threads 0.28\..* 1 of 7 threads trials in the calibration's round-trip regime" \
 	"$tmp/out" || fail "the miss does not say how few trials were in the regime: $(grep '^- ' "$tmp/out")"
-echo "ok: a 2-worker cell is the median of its trials in the fits' round-trip regime"
+echo "ok: a cell is the median of its trials in the calibration's round-trip regime"
 
 # --parts and --engines refuse what they do not know before running anything.
 for bad in "--parts 6" "--parts 1,x" "--engines gpu"; do
