@@ -1841,6 +1841,7 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 		CHECK(sim_costs_set(&cal->costs, name, whole_ns(cal->work[i].ns)) == 0);
 	}
 	struct sim_costs costs = cal->costs;
+	cal->poll_base = cal->costs;
 	sim_costs_use_work(&costs, wl->name);
 	cal->npolicy = 0;
 	int rc = 0;

@@ -134,6 +134,8 @@ struct calibration {
 	uint32_t npolicy;
 	struct calibrate_policy policy[CALIBRATE_POLICIES];
 	struct calibrate_work_spec fit;	/* the workload the figures are fitted on */
+	struct sim_costs poll_base;	/* the costs poll.NAME was fitted against (the
+					 * 2-worker fits change some afterwards) */
 	double regime_lo, regime_hi;	/* the round trips (ns) of the calibration's threads
 					 * runs' regime: the first chosen (0: none yet) */
 	bool lock_fitted;		/* lock_transfer is the fit, not the measurement */

@@ -221,15 +221,27 @@ static void fitted_figures_reproduce_their_runs(void)
 		ASSERT(isfinite(cp->ns) && cp->ns >= 0);
 		uint64_t pp = sim_costs_policy_poll(&cal.costs, cp->policy), ns, polls;
 		ASSERT_U64_EQ(pp, cp->ns >= 1 ? (uint64_t)llround(cp->ns) : 1);
-		struct sim_costs c = cal.costs;
+		/* The costs as they stood when poll.NAME was fitted, with it:
+		 * the 2-worker fits change the lock transfer and the contended
+		 * figure afterwards, and a 1-worker run pays them too (the
+		 * root's injection from outside the workers): a few ns against
+		 * milliseconds here, tens of us on a sanitizer build's figures. */
+		struct sim_costs c = cal.poll_base;
+		char name[64];
+		snprintf(name, sizeof name, "poll.%s", cp->policy);
+		ASSERT_EQ(sim_costs_set(&c, name, pp), 0);
 		ASSERT_EQ(calibrate_policy_sim_run(&fit, cp->policy, 1, &c, &ns, &polls), 0);
 		fprintf(stderr, "    poll.%s = %llu: run %.0f ns, sim %llu ns\n", cp->policy,
 			(unsigned long long)pp, cp->run_ns_per_poll * (double)polls,
 			(unsigned long long)ns);
 		if (cp->ns < 1)
 			continue;	/* the run was faster than the sim without it */
-		ASSERT(fabs((double)ns - cp->run_ns_per_poll * (double)polls) <=
-		       0.5 * (double)polls + (double)pp + 1);
+		/* To the rounding, and within 1%: the fit takes the sim's
+		 * makespan as linear in the per-poll figure, which it is but
+		 * for a few us when the figure is large (a sanitizer build's:
+		 * 0.1 to 0.6% of go's run seen under TSan). */
+		double run = cp->run_ns_per_poll * (double)polls;
+		ASSERT(fabs((double)ns - run) <= 0.5 * (double)polls + (double)pp + 1 + 0.01 * run);
 	}
 	if (cal.cpus >= 2) {
 		uint64_t ns, polls;
