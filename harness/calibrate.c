@@ -1263,6 +1263,20 @@ static const char *fit_runs_text(const struct calibrate_fit *fit, char *buf, siz
 	return buf;
 }
 
+/* A figure fitted on a 2-worker run, with what it is and the runs it was
+ * fitted on, as a comment and a `name = ns` line. */
+static void print_fit(FILE *f, const struct calibration *cal, const struct calibrate_fit *fit,
+		      const char *what, const char *name, uint64_t ns, const char *help)
+{
+	char how[160];
+	fprintf(f, "# fitted, not measured: %s\n# that makes the 2-worker sim of %s on %s (%s) land "
+		   "on its 2-worker run,\n# %s: run %.2f ms, sim %.2f ms (%.2f ms without it)\n"
+		   "%-13s = %-6llu # %s\n", what, fit->policy, cal->fit.workload,
+		cal->fit.params ? cal->fit.params : "defaults", fit_runs_text(fit, how, sizeof how),
+		fit->run_ns / 1e6, fit->sim_ns / 1e6, fit->sim0_ns / 1e6, name,
+		(unsigned long long)ns, help);
+}
+
 void calibrate_print_costs(FILE *f, const char *path, const struct calibration *cal)
 {
 	char when[32];
@@ -1325,31 +1339,21 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 			(unsigned long long)whole_ns(cp->ns), cp->run_ns_per_poll,
 			cp->sim_ns_per_poll);
 	}
-	char how[160];
 	if (cal->contended_fit.fitted)
-		fprintf(f, "# fitted, not measured: what a migrated cold start or a remote join costs "
-			   "beyond the figures above\n# in a 2-worker run, that makes the 2-worker sim "
-			   "of %s on %s (%s) land on its 2-worker run,\n# %s: run %.2f ms, sim %.2f "
-			   "ms (%.2f ms without it)\n%-13s = %-6llu # %s (default 0)\n",
-			cal->contended_fit.policy, cal->fit.workload,
-			cal->fit.params ? cal->fit.params : "defaults",
-			fit_runs_text(&cal->contended_fit, how, sizeof how),
-			cal->contended_fit.run_ns / 1e6, cal->contended_fit.sim_ns / 1e6,
-			cal->contended_fit.sim0_ns / 1e6, "contended",
-			(unsigned long long)cal->costs.contended,
-			"a migrated cold start or remote join beyond the uncontended figures");
-	if (cal->lock_fitted)
-		fprintf(f, "# fitted, not measured: the lock transfer that makes the 2-worker sim of "
-			   "%s on %s (%s)\n# land on its 2-worker run, %s: run %.2f ms, sim %.2f ms "
-			   "(%.2f ms without it)\n%-13s = %-6llu # %s (default 0; the queue's lines "
-			   "alone measured %.2f, %.2f..%.2f)\n",
-			cal->lock_fit.policy, cal->fit.workload,
-			cal->fit.params ? cal->fit.params : "defaults",
-			fit_runs_text(&cal->lock_fit, how, sizeof how), cal->lock_fit.run_ns / 1e6,
-			cal->lock_fit.sim_ns / 1e6, cal->lock_fit.sim0_ns / 1e6, "lock_transfer",
-			(unsigned long long)cal->costs.lock_transfer,
-			"taking the global queue's lock last taken by another worker",
-			cal->ns.lock_transfer, cal->lo.lock_transfer, cal->hi.lock_transfer);
+		print_fit(f, cal, &cal->contended_fit, "what a migrated cold start or a remote join "
+			  "costs beyond the figures above in a 2-worker run,", "contended",
+			  cal->costs.contended,
+			  "a migrated cold start or remote join beyond the uncontended figures "
+			  "(default 0)");
+	if (cal->lock_fitted) {
+		char help[192];
+		snprintf(help, sizeof help, "taking the global queue's lock last taken by another "
+			 "worker (default 0; the queue's lines alone measured %.2f, %.2f..%.2f)",
+			 cal->ns.lock_transfer, cal->lo.lock_transfer, cal->hi.lock_transfer);
+		print_fit(f, cal, &cal->lock_fit, "the lock transfer, a taking of the global queue's "
+			  "lock after another worker,", "lock_transfer",
+			  cal->costs.lock_transfer, help);
+	}
 }
 
 int calibrate_file_commit(struct calibrate_file *cf, const struct calibration *cal, char *err,

@@ -373,8 +373,8 @@ elif kind == "sim-vs-threads":
             continue
         t, s = e["threads"], e["sim"]
         mt, msim = ms(t), ms(s)
-        ci = hl.median_ci95([x["makespan_ns"] for x in chosen(t)])
         used = chosen(t)
+        ci = hl.median_ci95([x["makespan_ns"] for x in used])
         regime = ("%d of %d" % (len(used), len(t.trials)) if used is not t.trials
                   else "all %d" % len(t.trials) if not fit_regime
                   else "all %d (too few in it)" % len(t.trials))
