@@ -8,10 +8,12 @@
  * scheduling cost. Like the per-worker task free lists of Cilk and TBB,
  * each worker keeps a LIFO list of free blocks of one size class
  * (TASKPOOL_BLOCK bytes, cache-line aligned), refilled from 64 KiB chunks
- * taken from jemalloc; a block freed on another worker joins that worker's
- * list. Chunks belong to the runtime and go back to the allocator when it is
- * destroyed, so the pool holds at most the run's peak of live tasks. Every
- * policy pays the same, so the pool moves no comparison, only the floor.
+ * cut from 2 MiB slabs on transparent huge pages; a block freed on another
+ * worker joins that worker's list. Chunks belong to the runtime while it
+ * runs; when it is destroyed they go to a reserve the next runtime of the
+ * process takes from (taskpool.c), so the process holds its largest run's
+ * peak of live tasks. Every policy pays the same, so the pool moves no
+ * comparison, only the floor.
  *
  * Larger tasks go straight to the allocator.
  */

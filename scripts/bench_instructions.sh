@@ -2,7 +2,8 @@
 # bench_instructions.sh - instructions per task inside the worker step,
 # counted by callgrind (deterministic, unlike time on a shared machine), for
 # fib, nqueens and spawn-many under every policy: one worker on the threads
-# engine, seed 1, one run each, all in one process (build/tests/instr_run).
+# engine, seed 1, the second of two runs each, all in one process
+# (build/tests/instr_run).
 # Prints a table of instructions per task, each configuration's breakdown by
 # function (self cost per task), and compares the totals with a committed
 # baseline: a figure more than 3% above its baseline fails (exit 1). Lower
@@ -53,7 +54,7 @@ trap 'rm -rf "$tmp"' EXIT
 count() {
 	mkdir -p "$2"
 	valgrind --tool=callgrind --fair-sched=yes --toggle-collect=worker_step \
-		--dump-after=instr_config_done --callgrind-out-file="$2/cg.out" \
+		--zero-before=instr_config_start --dump-after=instr_config_done --callgrind-out-file="$2/cg.out" \
 		"$1/tests/instr_run" "$policies" "${workloads[@]}" >"$2/labels" 2>"$2/valgrind.log" ||
 		{ cat "$2/valgrind.log" >&2; echo "bench_instructions: $1 failed" >&2; exit 1; }
 }
@@ -70,11 +71,15 @@ TOLERANCE = 1.03
 def self_costs(path):
     """Self instructions per function of one callgrind dump, and its total."""
     names, costs, fn, after_call = {}, {}, None, False
-    total = None
+    total = summary = None
     with open(path) as f:
         for line in f:
-            if line.startswith('summary:'):
+            # totals: what the dump holds, since the last zeroing
+            # (--zero-before); summary: since the last dump.
+            if line.startswith('totals:'):
                 total = int(line.split()[1])
+            elif line.startswith('summary:'):
+                summary = int(line.split()[1])
             elif line.startswith('fn='):
                 m = re.match(r'fn=\((\d+)\)(?: (.*))?', line.rstrip('\n'))
                 if m.group(2) is not None:
@@ -93,6 +98,7 @@ def self_costs(path):
                 parts = line.split()
                 if len(parts) >= 2 and fn is not None:
                     costs[fn] = costs.get(fn, 0) + int(parts[1])
+    total = summary if total is None else total
     assert total is not None, path
     assert sum(costs.values()) == total, (path, sum(costs.values()), total)
     return total, costs
