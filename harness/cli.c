@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -52,6 +53,7 @@ enum opt_id {
 	OPT_NO_BASELINE,
 	OPT_PIN,
 	OPT_NOISE,
+	OPT_C2C_BAND,
 	OPT_LIST,
 	OPT_PROBE_C2C,
 	OPT_CALIBRATE,
@@ -133,6 +135,10 @@ static const struct opt opts[] = {
 	  "threads: trials flagged noisy (involuntary switches, migrations, OS or host time "
 	  "taken, round trip moved; docs/measuring.md) are reported (default), left out of "
 	  "the medians, or run again (up to 2 times each)" },
+	{ "c2c-band", OPT_C2C_BAND, true, false, "LO..HI",
+	  "threads: keep each trial in one core-to-core regime: wait up to 1 s before a "
+	  "trial for a round trip in [LO, HI] ns, and run a trial whose round trip before "
+	  "or after lies outside again (up to 4 times; the last is kept, flagged)" },
 	{ "pin", OPT_PIN, true, false, "none|compact|scatter|list:CPU,...",
 	  "threads: pin worker i to a CPU of the machine's topology (hwloc): compact fills "
 	  "physical cores before SMT siblings, scatter spreads over packages and L3 domains, "
@@ -255,8 +261,6 @@ static int parse_u32(const char *opt, const char *text, uint32_t lo, uint32_t hi
 	return rc;
 }
 
-/* --ci-target PCT: a percentage ("2", "2%", "0.5%") above 0 and below 100,
- * kept as a fraction. */
 /* --trials-time: seconds, a real number above 0 and at most a week. */
 static int parse_seconds(const char *opt, const char *v, double *out, char *err, size_t len)
 {
@@ -270,6 +274,34 @@ static int parse_seconds(const char *opt, const char *v, double *out, char *err,
 	return 0;
 }
 
+/* --c2c-band LO..HI: round trips in ns, 0 < LO < HI <= 10^6. */
+static int parse_band(const char *v, double *lo, double *hi, char *err, size_t len)
+{
+	const char *dots = strstr(v, "..");
+	char a_text[64];
+	double a = NAN, b = NAN;
+	if (dots && (size_t)(dots - v) < sizeof a_text && v[0] != ' ' && dots[2] != ' ') {
+		char *end;
+		memcpy(a_text, v, (size_t)(dots - v));
+		a_text[dots - v] = '\0';
+		errno = 0;
+		a = strtod(a_text, &end);
+		if (end == a_text || *end != '\0')
+			a = NAN;
+		b = strtod(dots + 2, &end);
+		if (end == dots + 2 || *end != '\0' || errno)
+			b = NAN;
+	}
+	if (!(a > 0 && a < b && b <= 1e6))
+		return fail(err, len, "bad --c2c-band '%s': LO..HI in ns, 0 < LO < HI <= 1000000, "
+				      "e.g. 45..115", v);
+	*lo = a;
+	*hi = b;
+	return 0;
+}
+
+/* --ci-target PCT: a percentage ("2", "2%", "0.5%") above 0 and below 100,
+ * kept as a fraction. */
 static int parse_ci_target(const char *v, double *out, char *err, size_t len)
 {
 	char *end;
@@ -582,6 +614,8 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 		else
 			return fail(err, len, "unknown --noise '%s' (valid: report, drop, retry)", v);
 		return 0;
+	case OPT_C2C_BAND:
+		return parse_band(v, &c->c2c_lo, &c->c2c_hi, err, len);
 	case OPT_PIN:
 		return topo_parse_pin(v, &c->pin, c->pin_list, CLI_MAX_WORKERS, &c->npin, err, len)
 			       ? -EINVAL
@@ -1195,6 +1229,9 @@ static int resolve(struct cli *c, char *err, size_t len)
 
 	if (c->costs_path && !c->sim)
 		return fail(err, len, "--costs applies to --engine=sim only");
+	if (c->c2c_hi > 0 && c->sim)
+		return fail(err, len, "--c2c-band applies to --engine=threads only (the sim "
+				      "probes no round trip)");
 	if ((c->explore || c->explore_seed_given) && !c->sim)
 		return fail(err, len, "--explore and --explore-seed need --engine=sim");
 	if (c->explore && c->explore_seed_given)

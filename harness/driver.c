@@ -332,6 +332,16 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		}
 		rt->noise = wn;
 		out->noise.c2c_before_ns = noise_c2c_ns(cfg->cpus, cfg->workers);
+		/* --c2c-band: wait a little for the round trip to come into the
+		 * band before starting (this machine's regimes last seconds). */
+		for (uint32_t k = 0; k < NOISE_BAND_WAIT_PROBES &&
+				     !noise_c2c_in_band(out->noise.c2c_before_ns, cfg->c2c_lo,
+							cfg->c2c_hi);
+		     k++) {
+			struct timespec pause = { 0, (long)NOISE_BAND_WAIT_NS };
+			nanosleep(&pause, NULL);
+			out->noise.c2c_before_ns = noise_c2c_ns(cfg->cpus, cfg->workers);
+		}
 		steal0 = noise_host_steal_ns();
 	}
 	rc = e->ops->run(e, rt, start_cb, &ctx);
@@ -344,11 +354,16 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 			out->noise.stolen_ns[i] = wn[i].stolen_ns;
 		}
 		out->noise.flags = noise_flags(&out->noise, cfg->workers, rt->end_ns - rt->start_ns,
-					       sysconf(_SC_NPROCESSORS_ONLN));
+					       sysconf(_SC_NPROCESSORS_ONLN)) |
+				   noise_band_flag(&out->noise, cfg->c2c_lo, cfg->c2c_hi);
 		/* --noise=retry: a flagged measured trial is run again (with
-		 * its seed) before anything of it is kept. */
-		if (acc && out->noise.flags && cfg->noise_mode == NOISE_RETRY &&
-		    out->noise.retries < NOISE_RETRIES) {
+		 * its seed) before anything of it is kept; and whatever
+		 * --noise says, one outside --c2c-band, up to
+		 * NOISE_BAND_RETRIES times. */
+		if (acc && ((out->noise.flags && cfg->noise_mode == NOISE_RETRY &&
+			     out->noise.retries < NOISE_RETRIES) ||
+			    ((out->noise.flags & NOISE_C2C_BAND) &&
+			     out->noise.retries < NOISE_BAND_RETRIES))) {
 			rc = -EAGAIN;
 			goto out;
 		}

@@ -53,6 +53,7 @@ struct run_config {
 	double costs_age_s;		/* ... its age when read */
 	const int32_t *cpus;		/* threads: [workers] CPU per worker (-1 none), or NULL */
 	enum noise_mode noise_mode;	/* --noise: what a trial flagged noisy does */
+	double c2c_lo, c2c_hi;		/* threads: --c2c-band in ns; c2c_hi 0 = none */
 };
 
 struct baseline_trial {

@@ -376,6 +376,8 @@ static struct run_config make_config(const struct cli *c, const struct cli_polic
 		.trace_events = c->trace_events,
 		.cpus = c->pinned ? c->cpus : NULL,
 		.noise_mode = (enum noise_mode)c->noise_mode,
+		.c2c_lo = c->c2c_lo,
+		.c2c_hi = c->c2c_hi,
 	};
 }
 

@@ -89,6 +89,21 @@ uint32_t noise_flags(const struct trial_noise *n, uint32_t workers, uint64_t mak
 	return f;
 }
 
+bool noise_c2c_in_band(double ns, double lo, double hi)
+{
+	return hi <= 0 || !isfinite(ns) || (ns >= lo && ns <= hi);
+}
+
+uint32_t noise_band_flag(const struct trial_noise *n, double lo, double hi)
+{
+	if (!n->measured)
+		return 0;
+	return noise_c2c_in_band(n->c2c_before_ns, lo, hi) &&
+		       noise_c2c_in_band(n->c2c_after_ns, lo, hi)
+		       ? 0
+		       : NOISE_C2C_BAND;
+}
+
 const char *noise_flag_text(enum noise_flag f)
 {
 	switch (f) {
@@ -102,6 +117,8 @@ const char *noise_flag_text(enum noise_flag f)
 		return "host steal";
 	case NOISE_C2C:
 		return "round trip moved";
+	case NOISE_C2C_BAND:
+		return "round trip outside the band";
 	}
 	return "?";
 }
@@ -119,6 +136,8 @@ const char *noise_flag_key(enum noise_flag f)
 		return "host_steal";
 	case NOISE_C2C:
 		return "c2c_moved";
+	case NOISE_C2C_BAND:
+		return "c2c_band";
 	}
 	return "?";
 }

@@ -27,6 +27,9 @@
 #define NOISE_C2C_RATIO 1.5		/* after / before round trip, either way */
 #define NOISE_C2C_TRIPS 2000		/* round trips per probe */
 #define NOISE_RETRIES 2			/* --noise=retry: re-runs per trial, at most */
+#define NOISE_BAND_RETRIES 4		/* --c2c-band: re-runs per trial outside it, at most */
+#define NOISE_BAND_WAIT_PROBES 50	/* --c2c-band: probes before a trial, at most ... */
+#define NOISE_BAND_WAIT_NS 20000000ull	/* ... this far apart, until one is in the band */
 
 enum noise_flag {
 	NOISE_SWITCHES = 1u << 0,
@@ -34,8 +37,9 @@ enum noise_flag {
 	NOISE_STOLEN = 1u << 2,
 	NOISE_STEAL = 1u << 3,
 	NOISE_C2C = 1u << 4,
+	NOISE_C2C_BAND = 1u << 5,
 };
-#define NOISE_NFLAGS 5
+#define NOISE_NFLAGS 6
 
 enum noise_mode { NOISE_REPORT, NOISE_DROP, NOISE_RETRY };
 
@@ -66,8 +70,16 @@ double noise_c2c_ns(const int32_t *cpus, uint32_t workers);
 uint32_t noise_flags(const struct trial_noise *n, uint32_t workers, uint64_t makespan_ns,
 		     long ncpus);
 
+/* Is a round trip of ns inside [lo, hi]? A band with hi 0 holds
+ * everything, and so does a probe that could not be made (NAN). */
+bool noise_c2c_in_band(double ns, double lo, double hi);
+
+/* NOISE_C2C_BAND if the trial's round trip before or after lies outside
+ * [lo, hi] (--c2c-band), else 0. */
+uint32_t noise_band_flag(const struct trial_noise *n, double lo, double hi);
+
 /* "involuntary switches", "migrations", "OS time in compute", "host steal",
- * "round trip moved"; key: the JSON name. */
+ * "round trip moved", "round trip outside the band"; key: the JSON name. */
 const char *noise_flag_text(enum noise_flag f);
 const char *noise_flag_key(enum noise_flag f);
 const char *noise_mode_name(enum noise_mode m);

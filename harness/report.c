@@ -676,14 +676,17 @@ static json_t *noise_json(const struct run_config *cfg, const struct run_result 
 	for (uint32_t b = 0; b < NOISE_NFLAGS && rc == 0; b++)
 		rc = put(counts, noise_flag_key((enum noise_flag)(1u << b)),
 			 json_integer(res->flag_counts[b]));
+	json_t *band = cfg->c2c_hi > 0 ? json_pack("{s:f, s:f}", "lo", cfg->c2c_lo, "hi", cfg->c2c_hi)
+				       : json_null();
 	if (isfinite(res->c2c_min_ns))
 		c2c = json_pack("{s:f, s:f}", "min", res->c2c_min_ns, "max", res->c2c_max_ns);
 	json_t *o = json_pack(
-		"{s:s, s:I, s:I, s:I, s:o, s:o, s:{s:s, s:I, s:I, s:I, s:I, s:I}, "
+		"{s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:I, s:I, s:I}, "
 		"s:{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}}",
 		"mode", noise_mode_name(cfg->noise_mode), "flagged", (json_int_t)res->flagged,
 		"dropped", (json_int_t)res->dropped, "retried", (json_int_t)res->retried,
-		"reasons", counts, "c2c_regime_ns", c2c, "outliers", "metric", "makespan_ns",
+		"reasons", counts, "c2c_regime_ns", c2c, "c2c_band_ns", band, "outliers", "metric",
+		"makespan_ns",
 		"low_severe", (json_int_t)res->tukey[0], "low_mild", (json_int_t)res->tukey[1],
 		"normal", (json_int_t)res->tukey[2], "high_mild", (json_int_t)res->tukey[3],
 		"high_severe", (json_int_t)res->tukey[4], "thresholds", "switches_base",

@@ -55,6 +55,12 @@ expect_bad "knob out of range" "range" --policy=volt --workload=fib --set budget
 expect_bad "non-numeric knob" "not a number" --policy=volt --workload=fib --set budget=lots
 expect_bad "tree parameter beside a preset" "preset=custom" --policy=volt --workload=uts \
 	--param preset=T1 --param b0=8
+# --c2c-band: LO..HI with 0 < LO < HI; "45." must not swallow the first dot.
+for band in 45 ..115 45.. 115..45 0..5 a..5 45..115x 1..2000000 " 4..5"; do
+	expect_bad "--c2c-band '$band'" "c2c-band" --policy=volt --workload=fib --c2c-band "$band"
+done
+expect_bad "--c2c-band on the sim" "threads only" --policy=volt --workload=fib --engine=sim \
+	--c2c-band 45..115
 
 # A preset is recorded as the tree it stands for, not beside unused defaults.
 "$harness" --policy=volt --workload=uts --param preset=T3-small --workers 2 --trials 1 \
@@ -126,6 +132,23 @@ grep -q "result: $tmp/r.json" "$tmp/out" || fail "small run: stdout does not nam
 grep -q "^trial 2/2" "$tmp/err" || fail "small run: no progress on stderr"
 ls "$tmp"/r.json.*.tmp >/dev/null 2>&1 && fail "small run: left a temporary file"
 pass "small run"
+
+# A band no round trip falls in: the trial waits for it, is run again 4
+# times, and is kept flagged (unless this machine cannot probe at all).
+"$harness" --policy=volt --workload=fib --param n=12 --workers 2 --trials 1 --warmup 0 \
+	--no-baseline --c2c-band 1..2 --json "$tmp/band.json" >"$tmp/out" 2>"$tmp/err" ||
+	fail "--c2c-band run: exit status $?"
+"$json_check" "$tmp/band.json" >/dev/null || fail "--c2c-band run: the result fails the schema"
+/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n, t = d["noise"], d["trials"][0]["noise"]
+assert n["c2c_band_ns"] == {"lo": 1, "hi": 2}, n["c2c_band_ns"]
+if t["c2c_before_ns"] is not None:
+    assert t["retries"] == 4 and t["reasons"] == ["c2c_band"], t
+    assert n["retried"] == 4 and n["reasons"]["c2c_band"] == 1, n
+' "$tmp/band.json" || fail "--c2c-band run: the trial was not run again and flagged"
+pass "--c2c-band runs a trial outside the band again and flags it"
 
 "$json_check" "$tmp/r.json" >"$tmp/out" 2>"$tmp/err" || fail "json_check rejects the result"
 pass "json_check accepts the result"

@@ -72,6 +72,36 @@ static void thresholds(void)
 	noise_free(&n);
 }
 
+/* --c2c-band: a trial whose round trip before or after lies outside the
+ * band is flagged; a probe that could not be made, or no band, flags
+ * nothing. */
+static void band(void)
+{
+	ASSERT(noise_c2c_in_band(70, 45, 115));
+	ASSERT(noise_c2c_in_band(45, 45, 115) && noise_c2c_in_band(115, 45, 115));
+	ASSERT(!noise_c2c_in_band(30, 45, 115));
+	ASSERT(!noise_c2c_in_band(400, 45, 115));
+	ASSERT(noise_c2c_in_band(NAN, 45, 115));
+	ASSERT(noise_c2c_in_band(400, 0, 0));
+
+	struct trial_noise n;
+	ASSERT_EQ(noise_alloc(&n, 2), 0);
+	n.measured = true;
+	n.c2c_before_ns = 70, n.c2c_after_ns = 72;
+	ASSERT_EQ(noise_band_flag(&n, 45, 115), 0);
+	ASSERT_EQ(noise_band_flag(&n, 0, 0), 0);
+	n.c2c_before_ns = 410;
+	ASSERT_EQ(noise_band_flag(&n, 45, 115), NOISE_C2C_BAND);
+	n.c2c_before_ns = 70, n.c2c_after_ns = 30;
+	ASSERT_EQ(noise_band_flag(&n, 45, 115), NOISE_C2C_BAND);
+	ASSERT_EQ(noise_band_flag(&n, 20, 115), 0);
+	n.measured = false;
+	ASSERT_EQ(noise_band_flag(&n, 45, 115), 0);
+	ASSERT(strcmp(noise_flag_key(NOISE_C2C_BAND), "c2c_band") == 0);
+	ASSERT(strcmp(noise_flag_text(NOISE_C2C_BAND), "round trip outside the band") == 0);
+	noise_free(&n);
+}
+
 static void tukey(void)
 {
 	/* Q1 10, Q3 12, IQR 2: mild beyond 7 and 15, severe beyond 4 and 18. */
@@ -180,6 +210,7 @@ static void competitor_is_flagged(void)
 int main(void)
 {
 	RUN(thresholds);
+	RUN(band);
 	RUN(tukey);
 	RUN(competitor_is_flagged);
 	return 0;
