@@ -136,9 +136,10 @@ static const struct opt opts[] = {
 	  "taken, round trip moved; docs/measuring.md) are reported (default), left out of "
 	  "the medians, or run again (up to 2 times each)" },
 	{ "c2c-band", OPT_C2C_BAND, true, false, "LO..HI",
-	  "threads: keep each trial in one core-to-core regime: wait up to 1 s before a "
+	  "threads: keep the trials in one core-to-core regime: wait up to 0.5 s before a "
 	  "trial for a round trip in [LO, HI] ns, and run a trial whose round trip before "
-	  "or after lies outside again (up to 4 times; the last is kept, flagged)" },
+	  "or after lies outside again, up to 4 times (the last is kept, flagged); at most "
+	  "10 s of a process goes to this" },
 	{ "pin", OPT_PIN, true, false, "none|compact|scatter|list:CPU,...",
 	  "threads: pin worker i to a CPU of the machine's topology (hwloc): compact fills "
 	  "physical cores before SMT siblings, scatter spreads over packages and L3 domains, "

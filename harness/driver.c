@@ -52,6 +52,12 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* --c2c-band: the wall time this process has spent waiting for the band and
+ * on trials run again for it; past NOISE_BAND_BUDGET_NS it does neither, so
+ * that a machine that stays in another regime costs a bounded time. Trials
+ * run one at a time, from one thread. */
+static uint64_t band_spent_ns;
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -333,8 +339,10 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		rt->noise = wn;
 		out->noise.c2c_before_ns = noise_c2c_ns(cfg->cpus, cfg->workers);
 		/* --c2c-band: wait a little for the round trip to come into the
-		 * band before starting (this machine's regimes last seconds). */
-		for (uint32_t k = 0; k < NOISE_BAND_WAIT_PROBES &&
+		 * band before starting (this machine's regimes can change from
+		 * one trial to the next). */
+		uint64_t w0 = mono_ns();
+		for (uint32_t k = 0; k < NOISE_BAND_WAIT_PROBES && band_spent_ns < NOISE_BAND_BUDGET_NS &&
 				     !noise_c2c_in_band(out->noise.c2c_before_ns, cfg->c2c_lo,
 							cfg->c2c_hi);
 		     k++) {
@@ -342,8 +350,10 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 			nanosleep(&pause, NULL);
 			out->noise.c2c_before_ns = noise_c2c_ns(cfg->cpus, cfg->workers);
 		}
+		band_spent_ns += cfg->c2c_hi > 0 ? mono_ns() - w0 : 0;
 		steal0 = noise_host_steal_ns();
 	}
+	uint64_t run0 = mono_ns();
 	rc = e->ops->run(e, rt, start_cb, &ctx);
 	if (rc == 0 && out->noise.measured) {
 		out->noise.steal_ns = noise_host_steal_ns() - steal0;
@@ -360,10 +370,14 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		 * its seed) before anything of it is kept; and whatever
 		 * --noise says, one outside --c2c-band, up to
 		 * NOISE_BAND_RETRIES times. */
-		if (acc && ((out->noise.flags && cfg->noise_mode == NOISE_RETRY &&
-			     out->noise.retries < NOISE_RETRIES) ||
-			    ((out->noise.flags & NOISE_C2C_BAND) &&
-			     out->noise.retries < NOISE_BAND_RETRIES))) {
+		bool noisy = out->noise.flags && cfg->noise_mode == NOISE_RETRY &&
+			     out->noise.retries < NOISE_RETRIES;
+		bool banded = (out->noise.flags & NOISE_C2C_BAND) &&
+			      out->noise.retries < NOISE_BAND_RETRIES &&
+			      band_spent_ns < NOISE_BAND_BUDGET_NS;
+		if (acc && (noisy || banded)) {
+			if (!noisy)
+				band_spent_ns += mono_ns() - run0;
 			rc = -EAGAIN;
 			goto out;
 		}

@@ -28,8 +28,9 @@
 #define NOISE_C2C_TRIPS 2000		/* round trips per probe */
 #define NOISE_RETRIES 2			/* --noise=retry: re-runs per trial, at most */
 #define NOISE_BAND_RETRIES 4		/* --c2c-band: re-runs per trial outside it, at most */
-#define NOISE_BAND_WAIT_PROBES 50	/* --c2c-band: probes before a trial, at most ... */
+#define NOISE_BAND_WAIT_PROBES 25	/* --c2c-band: probes before a trial, at most ... */
 #define NOISE_BAND_WAIT_NS 20000000ull	/* ... this far apart, until one is in the band */
+#define NOISE_BAND_BUDGET_NS 10000000000ull	/* --c2c-band: waits and re-runs, per process */
 
 enum noise_flag {
 	NOISE_SWITCHES = 1u << 0,

@@ -750,6 +750,16 @@ fi
 if want 5 threads || [ ! -f "$D/costs.txt" ]; then
 	run "$D" "$H" --calibrate "$D/costs.txt" --quiet
 fi
+# The threads trials are kept in the round-trip regime the calibration's runs were taken in
+# (--c2c-band, docs/measuring.md): the band the table selects trials by, the regimes the file
+# names widened by CALIBRATE_REGIME_RATIO (1.5) either way. None if the file names none (a
+# machine where the round trip cannot be probed).
+band=()
+rg=$(grep -o 'round-trip regime [0-9.]*\.\.[0-9.]* ns' "$D/costs.txt" |
+	awk '{split($3, r, /\.\./); if (lo == "" || r[1] + 0 < lo) lo = r[1] + 0
+	      if (r[2] + 0 > hi) hi = r[2] + 0}
+	     END {if (hi > 0) printf "%.1f..%.1f", lo / 1.5, hi * 1.5}')
+[ -n "$rg" ] && band=(--c2c-band "$rg")
 for nw in 1 2; do
 	for wl in "${VAL[@]}"; do
 		args=(--workload="${wl%%:*}")
@@ -762,7 +772,7 @@ for nw in 1 2; do
 			trials=$vt
 			((nw > 1)) && trials=$vt2
 			run "$D" "$H" --policy=all "${args[@]}" --workers "$nw" --trials "$trials" --warmup 1 \
-				--no-baseline --quiet --json "$D/raw/$name-threads-${nw}w.json"
+				"${band[@]}" --no-baseline --quiet --json "$D/raw/$name-threads-${nw}w.json"
 		fi
 		# The sim is deterministic for a seed: one trial is its figure.
 		if want 5 sim; then

@@ -145,7 +145,7 @@ d = json.load(open(sys.argv[1]))
 n, t = d["noise"], d["trials"][0]["noise"]
 assert n["c2c_band_ns"] == {"lo": 1, "hi": 2}, n["c2c_band_ns"]
 if t["c2c_before_ns"] is not None:
-    assert t["retries"] == 4 and t["reasons"] == ["c2c_band"], t
+    assert t["retries"] == 4 and "c2c_band" in t["reasons"], t
     assert n["retried"] == 4 and n["reasons"]["c2c_band"] == 1, n
 ' "$tmp/band.json" || fail "--c2c-band run: the trial was not run again and flagged"
 pass "--c2c-band runs a trial outside the band again and flags it"
