@@ -236,15 +236,20 @@ static void owner_and_three_thieves(void)
 	/* Phase 2: push 3, pop 1. The owner outruns single-task steals, so
 	 * the deque grows while thieves read from it. */
 	for (; i < STRESS_TASKS; i++) {
+		/* Some steals must interleave with the later growth too: at
+		 * the middle, wait for one more steal than were counted before
+		 * this push. Counted after it, the thieves could have taken
+		 * every task already, leaving the wait nothing to steal (it
+		 * hung so, under ASan beside another job). */
+		uint64_t before = i == STRESS_TASKS / 2 ? atomic_load(&s.steals) : 0;
 		deque_push(s.d, &s.items[i].task);
+		if (i == STRESS_TASKS / 2)
+			wait_for_steals(&s, before + 1);
 		if (i % 3 == 0) {
 			struct task *t = deque_pop(s.d);
 			if (t)
 				take(&s, t);
 		}
-		/* Some steals must interleave with the later growth too. */
-		if (i == STRESS_TASKS / 2)
-			wait_for_steals(&s, atomic_load(&s.steals) + 1);
 	}
 	uint32_t grows_during = s.d->grows - grows_before;
 	/* Phase 3: drain from the bottom while thieves drain the top. */
