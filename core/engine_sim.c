@@ -111,10 +111,11 @@ static void ev_update(struct sim_engine *s, uint32_t id, sim_key key)
 	s->tie[id] = (uint64_t)key;
 	for (; k > 1; k >>= 1) {
 		uint32_t sid = node[k ^ 1];
-		if (ev_key(s, sid) < key) {
+		sim_key skey = ev_key(s, sid);
+		if (skey < key) {
 			if (node[k >> 1] != id)
 				return;	/* the sibling won before and wins again */
-			key = ev_key(s, sid);
+			key = skey;
 			win = sid;
 		}
 		node[k >> 1] = win;
@@ -397,7 +398,7 @@ static int stall(struct sim_engine *s, struct runtime *rt)
  * slot's task, its task pool's next free block, its ring's head slot and
  * the task there. Loads and prefetches only (a prefetch never faults, and
  * a stale pointer costs a wasted fetch at most): what the run does does
- * not depend on them.
+ * not depend on them. Returns the worker guessed, for prefetch_deps.
  */
 static inline __attribute__((always_inline)) uint32_t prefetch_next(const struct sim_engine *s,
 								    const struct runtime *rt, uint32_t id)

@@ -1517,19 +1517,9 @@ int calibrate_sim_run(const struct calibrate_work_spec *spec, const struct sim_c
 	return rc;
 }
 
-static int regime_runs(const struct cal *c, const struct policy *p, uint32_t workers,
-		       const struct workload *wl, const double *pv, uint32_t reps, uint32_t cap,
-		       double prefer_lo, double prefer_hi, struct calibrate_fit *fit);
-
-/* The calibration's regime is the first one its runs were taken in: the
- * runs after it keep to it where they can. */
-static void keep_regime(struct calibration *cal, const struct calibrate_fit *f)
-{
-	if (cal->regime_hi == 0 && f->kept) {
-		cal->regime_lo = f->c2c_lo;
-		cal->regime_hi = f->c2c_hi;
-	}
-}
+static int regime_runs(const struct cal *c, struct calibration *cal, const struct policy *p,
+		       uint32_t workers, const struct workload *wl, const double *pv, uint32_t reps,
+		       uint32_t cap, struct calibrate_fit *fit);
 
 int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 			   const struct calibrate_work_spec *spec, uint32_t nspec)
@@ -1579,13 +1569,11 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 		 * round-trip regime, as the validation's figure is. */
 		struct calibrate_fit rf;
 		if (rc == 0)
-			rc = regime_runs(&c, policy_find("volt"), 1, wl, pv, reps, cap, cal->regime_lo,
-					 cal->regime_hi, &rf);
+			rc = regime_runs(&c, cal, policy_find("volt"), 1, wl, pv, reps, cap, &rf);
 		if (rc == 0)
 			rc = work_run(wl, pv, &nowork, &sim_ns, &sst);
 		if (rc)
 			break;
-		keep_regime(cal, &rf);
 		double polls = sst.polls ? (double)sst.polls : 1;
 		cw->polls = sst.polls;
 		cw->seq_ns_per_task = median(seq, n);
@@ -1688,13 +1676,16 @@ int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, do
  * before and after (between the CPUs two workers would run on: a slow
  * regime slows a 1-worker run too): until at least `reps` of them in one
  * regime add up to WORK_MIN_TOTAL_NS, or `cap` runs are made. The regime
- * is the band prefer_lo..prefer_hi when given (the calibration's so far),
- * else the most populous; at the cap, calibrate_select_regime's choice.
+ * is the calibration's when it has one, else the most populous; at the
+ * cap, calibrate_select_regime's choice. The calibration's regime is the
+ * first one its runs were taken in: the runs after keep to it where they
+ * can.
  */
-static int regime_runs(const struct cal *c, const struct policy *p, uint32_t workers,
-		       const struct workload *wl, const double *pv, uint32_t reps, uint32_t cap,
-		       double prefer_lo, double prefer_hi, struct calibrate_fit *fit)
+static int regime_runs(const struct cal *c, struct calibration *cal, const struct policy *p,
+		       uint32_t workers, const struct workload *wl, const double *pv, uint32_t reps,
+		       uint32_t cap, struct calibrate_fit *fit)
 {
+	const double prefer_lo = cal->regime_lo, prefer_hi = cal->regime_hi;
 	struct calibrate_probed_run *r = calloc(cap, sizeof *r);
 	double *v = calloc(cap, sizeof *v);
 	int32_t cpus[2];
@@ -1735,6 +1726,10 @@ static int regime_runs(const struct cal *c, const struct policy *p, uint32_t wor
 	if (rc == 0 && fit->kept < reps)
 		say(c, "%s: only %u of %u %u-worker %s runs in one round-trip regime", p->name,
 		    fit->kept, n, workers, wl->name);
+	if (rc == 0 && cal->regime_hi == 0 && fit->kept) {
+		cal->regime_lo = fit->c2c_lo;
+		cal->regime_hi = fit->c2c_hi;
+	}
 	free(r);
 	free(v);
 	return rc;
@@ -1754,10 +1749,9 @@ static int fit_2w(struct cal *c, struct calibration *cal, const struct policy *p
 	uint64_t sim;
 	struct worker_stats st;
 	memset(fit, 0, sizeof *fit);
-	int rc = regime_runs(c, p, 2, wl, pv, reps, cap, cal->regime_lo, cal->regime_hi, fit);
+	int rc = regime_runs(c, cal, p, 2, wl, pv, reps, cap, fit);
 	if (rc)
 		return rc;
-	keep_regime(cal, fit);
 	double run = fit->run_ns;
 	struct sim_costs costs = cal->costs;
 	sim_costs_use_work(&costs, wl->name);
@@ -1857,28 +1851,23 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 			continue;
 		struct calibrate_policy *cp = &cal->policy[cal->npolicy];
 		uint64_t sim;
-		double run;
-		uint32_t runs;
 		struct worker_stats st;
 		struct calibrate_fit rf;
-		rc = regime_runs(&c, p, 1, wl, pv, reps, cap, cal->regime_lo, cal->regime_hi, &rf);
-		keep_regime(cal, &rf);
-		run = rf.run_ns;
-		runs = rf.runs;
+		rc = regime_runs(&c, cal, p, 1, wl, pv, reps, cap, &rf);
 		if (rc == 0)
 			rc = policy_run(p, 1, wl, pv, &costs, &sim, &st);
 		if (rc)
 			break;
 		double polls = st.polls ? (double)st.polls : 1;
 		cp->policy = p->name;
-		cp->run_ns_per_poll = run / polls;
+		cp->run_ns_per_poll = rf.run_ns / polls;
 		cp->sim_ns_per_poll = (double)sim / polls;
 		cp->ns = fmax(cp->run_ns_per_poll - cp->sim_ns_per_poll, 0);
 		char name[64];
 		snprintf(name, sizeof name, "poll.%s", p->name);
 		CHECK(sim_costs_set(&cal->costs, name, whole_ns(cp->ns)) == 0);
 		say(&c, "poll.%s: %.1f ns per poll (median of %u 1-worker %s runs %.1f ns per "
-		    "poll, the sim %.1f)", p->name, cp->ns, runs, wl->name, cp->run_ns_per_poll,
+		    "poll, the sim %.1f)", p->name, cp->ns, rf.runs, wl->name, cp->run_ns_per_poll,
 		    cp->sim_ns_per_poll);
 		cal->npolicy++;
 	}
