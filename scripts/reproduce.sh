@@ -275,9 +275,15 @@ elif kind == "sim-vs-threads":
                 cal_params[m.group(1)] = (m.group(2), m.group(3).strip())
     col = lambda r: ("open-loop load %g" % float(r.params["load"]) if r.workload == "open-loop"
                      else r.workload)
-    cells = {}
+    # NAME-anchor-Nw.json: volt's 1-worker threads run of a workload, made right after its
+    # N-worker cells (reproduce.sh part 5), against which those cells are also anchored.
+    cells, anchors = {}, {}
     for r in results:
-        cells.setdefault((col(r), r.workers, r.policy), {})[r.engine] = r
+        m = re.search(r"-anchor-(\d+)w\.json$", r.path)
+        if m:
+            anchors[(col(r), int(m.group(1)))] = r
+        else:
+            cells.setdefault((col(r), r.workers, r.policy), {})[r.engine] = r
     keys = sorted(cells, key=lambda k: (k[0].startswith("open-loop"), k[0], k[1], rank(k[2])))
     per = lambda r, c: r.counter(c) / max(1, len(r.trials))
     fmt = lambda v: "%g" % v if isinstance(v, (int, float)) else str(v)
@@ -301,6 +307,16 @@ elif kind == "sim-vs-threads":
 
     ms = lambda r: hl.median([t["makespan_ns"] for t in chosen(r)])
     ms_all = lambda r: hl.median([t["makespan_ns"] for t in r.trials])
+
+    def anchor(key):
+        # The machine's speed beside a cell against the calibration's: volt's 1-worker sim
+        # of the workload over its threads run made with the cell's (for 1 worker, in the
+        # same interleaved run; for 2, right after it). None without one.
+        one = cells.get((key[0], 1, "volt"), {})
+        t = one.get("threads") if key[1] == 1 else anchors.get((key[0], key[1]))
+        if "sim" not in one or t is None or not ms(t):
+            return None
+        return ms(one["sim"]) / ms(t)
 
     def causes(key, t, s):
         out = []
@@ -351,22 +367,28 @@ elif kind == "sim-vs-threads":
 
     misses, total, within = [], 0, 0
     by_policy = {}
+    anchored = [0, 0]
 
-    def count(policy, ok):
+    def count(policy, ok, ok_anchored=None):
         global total, within
         total += 1
         within += bool(ok)
-        b = by_policy.setdefault(policy, [0, 0])
+        b = by_policy.setdefault(policy, [0, 0, 0, 0])
         b[0] += bool(ok)
         b[1] += 1
+        if ok_anchored is not None:
+            b[2] += bool(ok_anchored)
+            b[3] += 1
+            anchored[0] += bool(ok_anchored)
+            anchored[1] += 1
 
     print("### Makespan")
     print()
     print("| workload | workers | policy | threads ms [95% CI] | sim ms | sim / threads [interval] "
           "| tolerance | threads trials in the regime | sim / threads, all trials "
           "| steals / trial threads, sim | global tasks / trial threads, sim "
-          "| parks / trial threads, sim |")
-    print("|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|")
+          "| parks / trial threads, sim | sim / threads, anchored |")
+    print("|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     for key in keys:
         e = cells[key]
         if key[0].startswith("open-loop") or "threads" not in e or "sim" not in e:
@@ -381,16 +403,24 @@ elif kind == "sim-vs-threads":
         ratio = msim / mt
         iv = " [%.2f, %.2f]" % (msim / ci[1], msim / ci[0]) if ci and ci[0] and ci[1] else ""
         ok = abs(ratio - 1) <= tol(key[2])
-        count(key[2], ok)
+        a = anchor(key)
+        is_anchor = key[2] == "volt" and key[1] == 1
+        ok_a = None if a is None or is_anchor else abs(ratio / a - 1) <= tol(key[2])
+        count(key[2], ok, ok_a)
         if not ok:
-            misses.append((key, "makespan", ratio, causes(key, t, s)))
+            why = causes(key, t, s)
+            if ok_a is not None:
+                why += "; anchored %.2f (%s)" % (ratio / a, "within" if ok_a else "a miss too")
+            misses.append((key, "makespan", ratio, why))
         print("| %s | %d | %s | %s%s | %s | %.2f%s | %s %d%% | %s | %.2f | %s, %s | %s, %s "
-              "| %s, %s |" % (
+              "| %s, %s | %s |" % (
             key[0], key[1], key[2], sig(mt / 1e6), ci_text(ci and ci[:2], 1e-6), sig(msim / 1e6),
             ratio, iv, "within" if ok else "**miss**", round(100 * tol(key[2])), regime,
             msim / ms_all(t),
             sig(per(t, "steals")), sig(per(s, "steals")), sig(per(t, "global_tasks")),
-            sig(per(s, "global_tasks")), sig(per(t, "parks")), sig(per(s, "parks"))))
+            sig(per(s, "global_tasks")), sig(per(t, "parks")), sig(per(s, "parks")),
+            "the anchor" if is_anchor and a is not None else "-" if a is None else
+            "%.2f %s" % (ratio / a, "within" if ok_a else "**miss**")))
     print()
     print("### Open-loop latency (intended arrival to completion)")
     print()
@@ -430,11 +460,19 @@ elif kind == "sim-vs-threads":
           "threads cell is the median of its trials in that regime (round trips before and "
           "after within %g times its range)" % (fit_regime[0], fit_regime[1], RATIO)
           if fit_regime else ""))
+    if anchored[1]:
+        print()
+        print("Anchored (each makespan cell's sim / threads over that of volt's 1-worker run of "
+              "the workload made beside it, the machine's speed then against the "
+              "calibration's; volt's 1-worker cells are the anchors): %d of %d within." %
+              tuple(anchored))
     print()
-    print("| policy | cells within |")
-    print("|---|---:|")
+    print("| policy | cells within | makespan cells within, anchored |")
+    print("|---|---:|---:|")
     for p in sorted(by_policy, key=rank):
-        print("| %s | %d of %d |" % (p, by_policy[p][0], by_policy[p][1]))
+        b = by_policy[p]
+        print("| %s | %d of %d | %s |" % (p, b[0], b[1], "%d of %d" % (b[2], b[3]) if b[3]
+                                          else "-"))
     print()
     print("### Cells outside the tolerance")
     print()
@@ -773,6 +811,12 @@ for nw in 1 2; do
 			((nw > 1)) && trials=$vt2
 			run "$D" "$H" --policy=all "${args[@]}" --workers "$nw" --trials "$trials" --warmup 1 \
 				"${band[@]}" --no-baseline --quiet --json "$D/raw/$name-threads-${nw}w.json"
+			# The anchor: volt's 1-worker run of the workload right after, the machine's
+			# speed beside these cells (for 1 worker, volt's own cell in the run above).
+			if ((nw > 1)) && [[ $wl != open-loop* ]]; then
+				run "$D" "$H" --policy=volt "${args[@]}" --workers 1 --trials "$vt" --warmup 1 \
+					"${band[@]}" --no-baseline --quiet --json "$D/raw/$name-anchor-${nw}w.json"
+			fi
 		fi
 		# The sim is deterministic for a seed: one trial is its figure.
 		if want 5 sim; then

@@ -195,6 +195,33 @@ row=$(grep '^| fib | 2 | volt |' "$tmp/out")
 	fail "the cell is not the median of the trials in the regime: $row"
 grep -q "threads runs were taken in the round-trip regime 62..70 ns" "$tmp/out" ||
 	fail "the summary does not give the fits' regime"
+
+# Anchored: the cell's sim / threads (1.00) over volt's 1-worker sim (50 ms) / its threads
+# anchor run made beside the cell (100 ms, in the regime): 2.00, a miss; without the anchor
+# file, none.
+"$harness" --policy=volt --workload=fib --param n=14 --workers 1 --engine=sim --trials 1 \
+	--warmup 0 --quiet --json "$tmp/reg/raw/fib-sim-1w.json" || fail "harness sim run"
+"$harness" --policy=volt --workload=fib --param n=14 --workers 1 --trials 3 --warmup 0 \
+	--no-baseline --quiet --json "$tmp/reg/raw/fib-anchor-2w.json" || fail "harness anchor run"
+edit "$tmp/reg/raw/fib-sim-1w.json" "d['trials'][0]['makespan_ns'] = 50e6"
+edit "$tmp/reg/raw/fib-anchor-2w.json" "
+for t in d['trials']:
+    t['makespan_ns'] = 100e6
+    t['noise']['c2c_before_ns'], t['noise']['c2c_after_ns'] = 65, 66"
+(cd "$here" && scripts/reproduce.sh --table sim-vs-threads "$tmp/reg/raw") >"$tmp/out" 2>&1 ||
+	fail "--table sim-vs-threads: exit $?"
+row=$(grep '^| fib | 2 | volt |' "$tmp/out")
+[[ $row = *"| 1.00 "*"| 2.00 **miss** |" ]] || fail "the anchored ratio is not 1.00 / 0.50: $row"
+grep -q "the calibration's; volt's 1-worker cells are the anchors): 0 of 1 within" "$tmp/out" ||
+	fail "the summary does not count the anchored cells: $(grep -i anchored "$tmp/out")"
+grep -q "^- fib, 2 workers, volt: .*anchored 2.00 (a miss too)" "$tmp/out" && fail "a cell within named a miss"
+rm "$tmp/reg/raw/fib-anchor-2w.json"
+(cd "$here" && scripts/reproduce.sh --table sim-vs-threads "$tmp/reg/raw") >"$tmp/out" 2>&1 ||
+	fail "--table sim-vs-threads: exit $?"
+row=$(grep '^| fib | 2 | volt |' "$tmp/out")
+[[ $row = *"| - |" ]] || fail "a cell without an anchor run is anchored: $row"
+rm "$tmp/reg/raw/fib-sim-1w.json"
+echo "ok: a cell is anchored to volt's 1-worker run made beside it"
 trials '[(100, 65, 66), (400, 400, 410), (110, 70, 400), (450, 66, 405), (120, 300, 100),
 	(500, 410, 390), (420, 405, 70)]'
 (cd "$here" && scripts/reproduce.sh --table sim-vs-threads "$tmp/reg/raw") >"$tmp/out" 2>&1 ||
