@@ -47,10 +47,12 @@ void sim_costs_use_work(struct sim_costs *c, const char *name)
 	c->work = i < 0 ? 0 : c->works[i].ns;
 }
 
-uint64_t sim_costs_policy_poll(const struct sim_costs *c, const char *name)
+int64_t sim_costs_policy_poll(const struct sim_costs *c, const char *name)
 {
 	int i = named_find(c->policies, c->npolicy, name);
-	return i < 0 ? 0 : c->policies[i].ns;
+	int64_t v = i < 0 ? 0 : (int64_t)c->policies[i].ns;
+	int64_t floor = -(int64_t)(c->poll + c->work);
+	return v < floor ? floor : v;
 }
 
 int sim_costs_set(struct sim_costs *c, const char *name, uint64_t ns)
@@ -103,6 +105,24 @@ int sim_cost_parse(const char *text, uint64_t *out)
 	*out = v;
 	return 0;
 }
+
+int sim_cost_parse_for(const char *name, const char *text, uint64_t *out)
+{
+	if (strncmp(name, "poll.", 5) != 0 || text[0] != '-')
+		return sim_cost_parse(text, out);
+	uint64_t v;
+	if (sim_cost_parse(text + 1, &v))
+		return -1;
+	*out = (uint64_t)-(int64_t)v;
+	return 0;
+}
+
+const char *sim_cost_range(const char *name)
+{
+	return strncmp(name, "poll.", 5) == 0 ? "[-10000000, 10000000]" : "[0, 10000000]";
+}
+
+_Static_assert(SIM_COST_MAX_NS == 10000000ull, "sim_cost_range spells the bound out");
 
 static int cost_index(const char *name)
 {
@@ -198,9 +218,9 @@ static int parse_line(char *line, char *name, size_t nlen, uint64_t *ns, char *e
 			return -1;
 		}
 	*end = '\0';
-	if (sim_cost_parse(p, ns)) {
-		snprintf(err, len, "%s: '%.40s' is not a whole number of ns in [0, %llu]", name, p,
-			 (unsigned long long)SIM_COST_MAX_NS);
+	if (sim_cost_parse_for(name, p, ns)) {
+		snprintf(err, len, "%.40s: '%.40s' is not a whole number of ns in %.24s", name, p,
+			 sim_cost_range(name));
 		return -1;
 	}
 	return 1;

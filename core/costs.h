@@ -84,8 +84,10 @@ struct sim_costs {
 	 * mechanisms its counters show and volt's share of the rest (the
 	 * work.NAME entries are measured under volt): a figure a calibration
 	 * fits from each policy's 1-worker run (docs/sim.md), charged per
-	 * poll like the work. The sim engine resolves the entry of the
-	 * policy it runs (sim_costs_policy_poll); 0 if it has none.
+	 * poll like the work. It may be negative (stored two's complement):
+	 * a policy whose poll does less than volt's, as rayon's does. The
+	 * sim engine resolves the entry of the policy it runs
+	 * (sim_costs_policy_poll); 0 if it has none.
 	 */
 	uint64_t policy_poll;	/* the running policy's, set by the sim engine */
 	uint32_t npolicy;
@@ -110,8 +112,9 @@ static inline uint64_t sim_costs_mechanisms(const struct sim_costs *c,
 
 /* The work.NAME entry for workload `name` becomes the per-poll work. */
 void sim_costs_use_work(struct sim_costs *c, const char *name);
-/* The poll.NAME entry for policy `name`, 0 if there is none. */
-uint64_t sim_costs_policy_poll(const struct sim_costs *c, const char *name);
+/* The poll.NAME entry for policy `name`, 0 if there is none; never below
+ * -(poll + work), so that a poll's whole charge cannot be negative. */
+int64_t sim_costs_policy_poll(const struct sim_costs *c, const char *name);
 /* Are any of the model's charges on (cold_start, line_transfer,
  * lock_transfer, work, a poll.NAME entry)? */
 static inline bool sim_costs_model_on(const struct sim_costs *c)
@@ -139,6 +142,11 @@ void sim_costs_names(char *buf, size_t len);
 
 /* A cost as typed: decimal digits only, at most SIM_COST_MAX_NS. 0 or -1. */
 int sim_cost_parse(const char *text, uint64_t *out);
+/* The value of cost `name` as typed: sim_cost_parse's, and for a poll.NAME
+ * cost a leading '-' too (stored two's complement). 0 or -1. */
+int sim_cost_parse_for(const char *name, const char *text, uint64_t *out);
+/* What sim_cost_parse_for accepts for `name`, for an error message. */
+const char *sim_cost_range(const char *name);
 /*
  * Load NAME = ns lines ('#' starts a comment, lines of any length) over
  * the current values. Refuses, with the line number where there is one: a

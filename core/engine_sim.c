@@ -655,7 +655,9 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	s->lock_last_n = 0;
 	s->lock_last_end = 0;
 	s->lock_model = sim_costs_model_on(&s->costs);
-	s->costs.policy_poll = sim_costs_policy_poll(&s->costs, rt->policy->name);
+	/* Two's complement when negative: the charges are taken modulo 2^64
+	 * (charge), and a poll's whole charge is never negative. */
+	s->costs.policy_poll = (uint64_t)sim_costs_policy_poll(&s->costs, rt->policy->name);
 	s->steps = 0;
 	rng_seed(&s->rng, rt->cfg.seed ^ s->seed, 0x73696dull);
 	memset(s->w, 0, s->n * sizeof *s->w);

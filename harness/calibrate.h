@@ -114,8 +114,13 @@ int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, do
 struct calibrate_policy {
 	const char *policy;
 	double run_ns_per_poll;		/* the median 1-worker run's makespan per poll */
+	/* Volt's median 1-worker run of the same workload just before, per
+	 * poll (0: not made), and the run brought to the machine's speed at
+	 * the work's fit: run x volt's at the fit / volt's here. */
+	double volt_ns_per_poll;
+	double target_ns_per_poll;
 	double sim_ns_per_poll;		/* the 1-worker sim's without the figure */
-	double ns;			/* run - sim, at least 0 */
+	double ns;			/* target - sim, negative when the policy's poll does less */
 };
 
 struct calibration {

@@ -738,10 +738,10 @@ static int apply_cost_sets(struct cli *c, char *err, size_t len)
 		if (strncmp(c->sets[i].name, "cost.", 5) != 0)
 			continue;
 		uint64_t ns;
-		if (sim_cost_parse(c->sets[i].value, &ns))
-			return fail(err, len, "--set %s: '%s' is not a whole number of ns in [0, "
-				    "%llu]", c->sets[i].name, c->sets[i].value,
-				    (unsigned long long)SIM_COST_MAX_NS);
+		if (sim_cost_parse_for(c->sets[i].name + 5, c->sets[i].value, &ns))
+			return fail(err, len, "--set %s: '%s' is not a whole number of ns in %s",
+				    c->sets[i].name, c->sets[i].value,
+				    sim_cost_range(c->sets[i].name + 5));
 		if (sim_costs_set(&c->costs, c->sets[i].name + 5, ns)) {
 			char names[512];
 			sim_costs_names(names, sizeof names);

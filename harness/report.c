@@ -383,11 +383,11 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		return;
 	const struct sim_costs *c = cfg->costs;
 	const struct worker_stats *s = &res->total;
-	uint64_t pp = sim_costs_policy_poll(c, cfg->policy->name);
+	int64_t pp = sim_costs_policy_poll(c, cfg->policy->name);
 	if (pp)
-		fprintf(f, "sim model: %s's own per poll %.3f ms (%" PRIu64 " polls x %" PRIu64
+		fprintf(f, "sim model: %s's own per poll %.3f ms (%" PRIu64 " polls x %" PRId64
 			   " ns, fitted: poll.%s)\n", cfg->policy->name,
-			(double)(s->polls * pp) / 1e6, s->polls, pp, cfg->policy->name);
+			(double)s->polls * (double)pp / 1e6, s->polls, pp, cfg->policy->name);
 	fprintf(f, "sim model: work %.3f ms (%" PRIu64 " polls x %" PRIu64 " ns), cold starts "
 		   "%.3f ms (%" PRIu64 " migrated + %" PRIu64 " aged x %" PRIu64 " ns), line "
 		   "transfers %.3f ms (%" PRIu64 " remote joins x %" PRIu64 " ns), lock transfers "
@@ -609,7 +609,7 @@ static json_t *sim_model_json(const struct run_config *cfg, const struct worker_
 	rc |= put(ns, "contended", jint((s->cold_migrated + s->remote_joins) * c->contended));
 	rc |= put(ns, "work", jint(s->polls * c->work));
 	rc |= put(ns, "policy_poll",
-		  jint(s->polls * sim_costs_policy_poll(c, cfg->policy->name)));
+		  json_integer((json_int_t)s->polls * sim_costs_policy_poll(c, cfg->policy->name)));
 	rc |= put(o, "counters_total", n);
 	rc |= put(o, "charged_ns", ns);
 	return done(o, rc);

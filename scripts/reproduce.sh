@@ -279,7 +279,7 @@ elif kind == "sim-vs-threads":
     # N-worker cells (reproduce.sh part 5), against which those cells are also anchored.
     cells, anchors = {}, {}
     for r in results:
-        m = re.search(r"-anchor-(\d+)w\.json$", r.path)
+        m = re.search(r"-anchor-(\d+)w(\.[^/]*)?\.json$", r.path)
         if m:
             anchors[(col(r), int(m.group(1)))] = r
         else:

@@ -259,6 +259,27 @@ expect_bad "--set cost.work of no workload" "no workload nosuch" --policy=volt -
 	--engine=sim --set cost.work.nosuch=3
 expect_bad "--set cost.poll of no policy" "no policy nosuch" --policy=volt --workload=fib \
 	--engine=sim --set cost.poll.nosuch=3
+expect_bad "a negative work cost" "cost.work.fib: '-3' is not a whole number of ns in [0, 10000000]" \
+	--policy=volt --workload=fib --engine=sim --set cost.work.fib=-3
+printf 'work.fib = 11\npoll.go = -4\ncold_start = -1\n' >"$tmp/negcost"
+expect_bad "a negative cost other than poll.NAME in a file" "cold_start: '-1' is not a whole number of ns in [0, 10000000]" \
+	--policy=go --workload=fib --engine=sim --costs "$tmp/negcost"
+# poll.NAME may be negative (a policy whose poll does less than volt's): in a file and with
+# --set, charged per poll and recorded with its sign.
+printf 'work.fib = 11\npoll.go = -4\n' >"$tmp/negcost"
+"$harness" --policy=go --workload=fib --param n=12 --engine=sim --workers 1 --trials 1 \
+	--warmup 0 --costs "$tmp/negcost" --set cost.poll.volt=-2 --json "$tmp/neg.json" \
+	>"$tmp/out" 2>"$tmp/err" || fail "a negative poll.NAME: exit status $? ($(cat "$tmp/err"))"
+/usr/bin/python3 - "$tmp/neg.json" <<'PY' >"$tmp/out" 2>&1 ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["config"]["sim_model_ns"]["policy_poll"] == -4, d["config"]["sim_model_ns"]
+m = d["sim_model"]
+assert m["charged_ns"]["policy_poll"] == -4 * d["counters_total"]["polls"], m
+PY
+	fail "a negative poll.NAME's result: $(cat "$tmp/out")"
+"$json_check" "$tmp/neg.json" >"$tmp/out" 2>&1 || fail "json_check rejects $tmp/neg.json"
+pass "poll.NAME may be negative, from a file or --set; no other cost may"
 unset XDG_CACHE_HOME
 
 # SIGTERM mid-run removes the temporary result file and leaves no result.

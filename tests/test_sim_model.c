@@ -268,6 +268,16 @@ static void charges_add_exactly(void)
 	struct model_out e;
 	mt_run("volt", 1, 1, &pol, &m, &e);
 	ASSERT_U64_EQ(e.makespan, d.makespan + 20 * (e.tot.polls - 1));
+	/* A negative figure (a policy whose poll does less than volt's) takes
+	 * as much off; and no lower than a poll's whole charge, its poll
+	 * mechanism and the work: below that a step would run backwards. */
+	ASSERT_EQ(sim_costs_set(&pol, "poll.volt", (uint64_t)-30), 0);
+	mt_run("volt", 1, 1, &pol, &m, &e);
+	ASSERT_U64_EQ(e.makespan + 30 * (e.tot.polls - 1), d.makespan);
+	ASSERT_EQ(sim_costs_set(&pol, "poll.volt", (uint64_t)-(int64_t)SIM_COST_MAX_NS), 0);
+	ASSERT(sim_costs_policy_poll(&pol, "volt") == -(int64_t)(pol.poll + pol.work));
+	mt_run("volt", 1, 1, &pol, &m, &e);
+	ASSERT_U64_EQ(e.makespan + (pol.poll + pol.work) * (e.tot.polls - 1), d.makespan);
 	/* With a threshold above the run, nothing ages. */
 	model_costs(&cold, 700, 0, SIM_COST_MAX_NS);
 	mt_run("volt", 1, 1, &cold, &m, &b);
