@@ -764,7 +764,7 @@ fi
 # 5. The sim against the threads engine (docs/sim.md, "Validation"): a calibration of this
 # machine first, then every policy (--policy=all, interleaved) x the fork-join and shape
 # workloads and open-loop at loads 0.5 and 0.8 x 1 and 2 workers, threads and the sim with
-# that calibration. REPRODUCE_SMALL=1 runs every step at small sizes (a check of the pipeline,
+# that calibration; after each 2-worker workload, volt's 1-worker run of it, the anchor. REPRODUCE_SMALL=1 runs every step at small sizes (a check of the pipeline,
 # not a validation).
 D=$REF/5-sim-vs-threads
 if want 5 sim || want 5 threads; then
