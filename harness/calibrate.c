@@ -1898,10 +1898,16 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 		char name[64];
 		snprintf(name, sizeof name, "poll.%s", p->name);
 		CHECK(sim_costs_set(&cal->costs, name, (uint64_t)llround(cp->ns)) == 0);
-		say(&c, "poll.%s: %.1f ns per poll (median of %u 1-worker %s runs %.1f ns per "
-		    "poll, volt's just before %.1f, so %.1f at the work's fit; the sim %.1f)",
-		    p->name, cp->ns, rf.runs, wl->name, cp->run_ns_per_poll, cp->volt_ns_per_poll,
-		    cp->target_ns_per_poll, cp->sim_ns_per_poll);
+		if (cp->volt_ns_per_poll > 0)
+			say(&c, "poll.%s: %.1f ns per poll (median of %u 1-worker %s runs %.1f ns "
+			    "per poll, volt's just before %.1f, so %.1f at the work's fit; the sim "
+			    "%.1f)", p->name, cp->ns, rf.runs, wl->name, cp->run_ns_per_poll,
+			    cp->volt_ns_per_poll, cp->target_ns_per_poll, cp->sim_ns_per_poll);
+		else
+			say(&c, "poll.%s: %.1f ns per poll (median of %u 1-worker %s runs %.1f ns "
+			    "per poll, no volt run of it at the work's fit to scale by; the sim %.1f)",
+			    p->name, cp->ns, rf.runs, wl->name, cp->run_ns_per_poll,
+			    cp->sim_ns_per_poll);
 		cal->npolicy++;
 	}
 	if (rc || cal->cpus < 2 || !lock_policy)

@@ -280,6 +280,9 @@ elif kind == "sim-vs-threads":
     cells, anchors = {}, {}
     for r in results:
         m = re.search(r"-anchor-(\d+)w(\.[^/]*)?\.json$", r.path)
+        if m and (r.policy != "volt" or r.workers != 1 or r.engine != "threads"):
+            sys.exit("reproduce: %s: an anchor is volt's 1-worker threads run, not %s's "
+                     "%d-worker %s run" % (r.path, r.policy, r.workers, r.engine))
         if m:
             anchors[(col(r), int(m.group(1)))] = r
         else:
@@ -314,7 +317,7 @@ elif kind == "sim-vs-threads":
         # same interleaved run; for 2, right after it). None without one.
         one = cells.get((key[0], 1, "volt"), {})
         t = one.get("threads") if key[1] == 1 else anchors.get((key[0], key[1]))
-        if "sim" not in one or t is None or not ms(t):
+        if "sim" not in one or t is None or not ms(t) or not ms(one["sim"]):
             return None
         return ms(one["sim"]) / ms(t)
 

@@ -214,7 +214,30 @@ row=$(grep '^| fib | 2 | volt |' "$tmp/out")
 [[ $row = *"| 1.00 "*"| 2.00 **miss** |" ]] || fail "the anchored ratio is not 1.00 / 0.50: $row"
 grep -q "the calibration's; volt's 1-worker cells are the anchors): 0 of 1 within" "$tmp/out" ||
 	fail "the summary does not count the anchored cells: $(grep -i anchored "$tmp/out")"
-grep -q "^- fib, 2 workers, volt: .*anchored 2.00 (a miss too)" "$tmp/out" && fail "a cell within named a miss"
+grep -q "^| volt | 1 of 1 | 0 of 1 |$" "$tmp/out" ||
+	fail "the per-policy count is not 1 within, 0 of 1 anchored: $(grep '^| volt |' "$tmp/out")"
+# A miss both ways says so: the sim at 300 ms, 2.73 plain, 5.45 anchored.
+edit "$tmp/reg/raw/fib-sim-2w.json" "d['trials'][0]['makespan_ns'] = 300e6"
+(cd "$here" && scripts/reproduce.sh --table sim-vs-threads "$tmp/reg/raw") >"$tmp/out" 2>&1 ||
+	fail "--table sim-vs-threads: exit $?"
+grep -q "^- fib, 2 workers, volt: makespan sim / threads 2.73\..*; anchored 5.45 (a miss too)\.$" \
+	"$tmp/out" || fail "a miss both ways is not named so: $(grep '^- ' "$tmp/out")"
+# A miss that the anchor explains: the sim at 55 ms, 0.50 plain, 1.00 anchored.
+edit "$tmp/reg/raw/fib-sim-2w.json" "d['trials'][0]['makespan_ns'] = 55e6"
+(cd "$here" && scripts/reproduce.sh --table sim-vs-threads "$tmp/reg/raw") >"$tmp/out" 2>&1 ||
+	fail "--table sim-vs-threads: exit $?"
+grep -q "^- fib, 2 workers, volt: makespan sim / threads 0.50\..*; anchored 1.00 (within)\.$" \
+	"$tmp/out" || fail "a miss within anchored is not named so: $(grep '^- ' "$tmp/out")"
+grep -q "^| volt | 0 of 1 | 1 of 1 |$" "$tmp/out" ||
+	fail "the per-policy count is not 0 within, 1 of 1 anchored: $(grep '^| volt |' "$tmp/out")"
+edit "$tmp/reg/raw/fib-sim-2w.json" "d['trials'][0]['makespan_ns'] = 110e6"
+# An anchor file that is not volt's 1-worker threads run is refused, in one line.
+cp "$tmp/reg/raw/fib-threads-2w.json" "$tmp/reg/raw/fib-anchor-3w.json"
+(cd "$here" && scripts/reproduce.sh --table sim-vs-threads "$tmp/reg/raw") >"$tmp/out" 2>&1 &&
+	fail "a 2-worker run taken as an anchor"
+[ "$(grep -c '' "$tmp/out")" -eq 1 ] && grep -q "an anchor is volt's 1-worker threads run" "$tmp/out" ||
+	fail "a wrong anchor file: $(cat "$tmp/out")"
+rm "$tmp/reg/raw/fib-anchor-3w.json"
 rm "$tmp/reg/raw/fib-anchor-2w.json"
 (cd "$here" && scripts/reproduce.sh --table sim-vs-threads "$tmp/reg/raw") >"$tmp/out" 2>&1 ||
 	fail "--table sim-vs-threads: exit $?"
