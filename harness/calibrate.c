@@ -1270,11 +1270,11 @@ static void print_fit(FILE *f, const struct calibration *cal, const struct calib
 {
 	char how[160];
 	fprintf(f, "# fitted, not measured: %s\n# that makes the 2-worker sim of %s on %s (%s) land "
-		   "on its 2-worker run,\n# %s: run %.2f ms, sim %.2f ms (%.2f ms without it)\n"
-		   "%-13s = %-6llu # %s\n", what, fit->policy, cal->fit.workload,
-		cal->fit.params ? cal->fit.params : "defaults", fit_runs_text(fit, how, sizeof how),
-		fit->run_ns / 1e6, fit->sim_ns / 1e6, fit->sim0_ns / 1e6, name,
-		(unsigned long long)ns, help);
+		   "on its 2-worker run,\n# %s: run %.2f ms, %.2f ms at the work fit's speed, "
+		   "sim %.2f ms (%.2f ms without it)\n%-13s = %-6llu # %s\n", what, fit->policy,
+		cal->fit.workload, cal->fit.params ? cal->fit.params : "defaults",
+		fit_runs_text(fit, how, sizeof how), fit->run_ns / 1e6, fit->target_ns / 1e6,
+		fit->sim_ns / 1e6, fit->sim0_ns / 1e6, name, (unsigned long long)ns, help);
 }
 
 void calibrate_print_costs(FILE *f, const char *path, const struct calibration *cal)
@@ -1752,7 +1752,7 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
  */
 static int fit_2w(struct cal *c, struct calibration *cal, const struct policy *p,
 		  const struct workload *wl, const double *pv, uint32_t reps, uint32_t cap,
-		  size_t off, double first, struct calibrate_fit *fit)
+		  size_t off, double first, double scale, struct calibrate_fit *fit)
 {
 	uint64_t sim;
 	struct worker_stats st;
@@ -1760,7 +1760,9 @@ static int fit_2w(struct cal *c, struct calibration *cal, const struct policy *p
 	int rc = regime_runs(c, cal, p, 2, wl, pv, reps, cap, fit);
 	if (rc)
 		return rc;
-	double run = fit->run_ns;
+	fit->scale = scale;
+	fit->target_ns = fit->run_ns * scale;
+	double run = fit->target_ns;
 	struct sim_costs costs = cal->costs;
 	sim_costs_use_work(&costs, wl->name);
 	uint64_t *cost = (uint64_t *)((char *)&costs + off);
@@ -1826,6 +1828,29 @@ static bool listed(const char *const *names, const char *name)
 	return false;
 }
 
+/*
+ * What brings a run of `wl` made now to the machine's speed at the work's
+ * fit (`ref`, volt's 1-worker run of the same workload and size then):
+ * volt's 1-worker run then over one made now, whose per-poll figure goes
+ * to *volt_now. 1 and 0 without `ref`.
+ */
+static int speed_scale(struct cal *c, struct calibration *cal, const struct calibrate_work *ref,
+		       const struct workload *wl, const double *pv, uint32_t reps, uint32_t cap,
+		       double *scale, double *volt_now)
+{
+	struct calibrate_fit vf;
+	*scale = 1;
+	*volt_now = 0;
+	if (!ref)
+		return 0;
+	int rc = regime_runs(c, cal, policy_find("volt"), 1, wl, pv, reps, cap, &vf);
+	if (rc == 0 && vf.run_ns > 0) {
+		*volt_now = vf.run_ns / (double)ref->polls;
+		*scale = ref->run_ns_per_poll / *volt_now;
+	}
+	return rc;
+}
+
 int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 			  const struct calibrate_work_spec *fit, const char *const *policies,
 			  const char *lock_policy)
@@ -1864,7 +1889,6 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 		      strcmp(cal->work[i].params, fit->params) == 0)) &&
 		    cal->work[i].polls && cal->work[i].run_ns_per_poll > 0)
 			ref = &cal->work[i];
-	const struct policy *volt = policy_find("volt");
 	int rc = 0;
 	for (size_t i = 0; policy_table[i] && rc == 0; i++) {
 		const struct policy *p = policy_table[i];
@@ -1875,10 +1899,10 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 		struct calibrate_policy *cp = &cal->policy[cal->npolicy];
 		uint64_t sim;
 		struct worker_stats st;
-		struct calibrate_fit rf, vf;
+		struct calibrate_fit rf;
+		double scale;
 		memset(cp, 0, sizeof *cp);
-		if (ref)
-			rc = regime_runs(&c, cal, volt, 1, wl, pv, reps, cap, &vf);
+		rc = speed_scale(&c, cal, ref, wl, pv, reps, cap, &scale, &cp->volt_ns_per_poll);
 		if (rc == 0)
 			rc = regime_runs(&c, cal, p, 1, wl, pv, reps, cap, &rf);
 		if (rc == 0)
@@ -1888,11 +1912,7 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 		double polls = st.polls ? (double)st.polls : 1;
 		cp->policy = p->name;
 		cp->run_ns_per_poll = rf.run_ns / polls;
-		cp->target_ns_per_poll = cp->run_ns_per_poll;
-		if (ref && vf.run_ns > 0) {
-			cp->volt_ns_per_poll = vf.run_ns / (double)ref->polls;
-			cp->target_ns_per_poll *= ref->run_ns_per_poll / cp->volt_ns_per_poll;
-		}
+		cp->target_ns_per_poll = cp->run_ns_per_poll * scale;
 		cp->sim_ns_per_poll = (double)sim / polls;
 		cp->ns = cp->target_ns_per_poll - cp->sim_ns_per_poll;
 		char name[64];
@@ -1927,27 +1947,39 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 	uint32_t cap2 = reps * 4 > 12 ? reps * 4 : 12;
 	char how[160];
 	CHECK(vp);
-	rc = fit_2w(&c, cal, vp, wl, pv, reps, cap2, offsetof(struct sim_costs, contended), 60,
-		    &cal->contended_fit);
+	/* Each brought to the machine's speed at the work's fit, as poll.NAME:
+	 * else the figure takes in how far that moved since, over the few
+	 * events it prices (contended came out at 0 to 93 ns in calibrations
+	 * of one evening without this). */
+	double scale, volt_now;
+	rc = speed_scale(&c, cal, ref, wl, pv, reps, cap, &scale, &volt_now);
+	if (rc == 0)
+		rc = fit_2w(&c, cal, vp, wl, pv, reps, cap2, offsetof(struct sim_costs, contended),
+			    60, scale, &cal->contended_fit);
 	if (rc)
 		return rc;
 	say(&c, "contended: %llu ns per migrated cold start or remote join (%s's 2-worker %s run "
-	    "%.1f ms, %s; the sim %.1f ms with it, %.1f ms without)",
+	    "%.1f ms, %.1f at the work fit's speed, %s; the sim %.1f ms with it, %.1f ms without)",
 	    (unsigned long long)cal->costs.contended, vp->name, wl->name,
-	    cal->contended_fit.run_ns / 1e6, fit_runs_text(&cal->contended_fit, how, sizeof how),
+	    cal->contended_fit.run_ns / 1e6, cal->contended_fit.target_ns / 1e6,
+	    fit_runs_text(&cal->contended_fit, how, sizeof how),
 	    cal->contended_fit.sim_ns / 1e6, cal->contended_fit.sim0_ns / 1e6);
 	const struct policy *go = policy_find(lock_policy);
 	CHECK(go);
 	struct calibrate_fit *lf = &cal->lock_fit;
-	rc = fit_2w(&c, cal, go, wl, pv, reps, cap2, offsetof(struct sim_costs, lock_transfer),
-		    fmax(cal->ns.lock_transfer, 1) * 4, lf);
+	rc = speed_scale(&c, cal, ref, wl, pv, reps, cap, &scale, &volt_now);
+	if (rc == 0)
+		rc = fit_2w(&c, cal, go, wl, pv, reps, cap2,
+			    offsetof(struct sim_costs, lock_transfer),
+			    fmax(cal->ns.lock_transfer, 1) * 4, scale, lf);
 	if (rc)
 		return rc;
 	cal->lock_fitted = true;
 	say(&c, "lock_transfer: %llu ns per taking after another worker (%s's 2-worker %s run "
-	    "%.1f ms, %s; the sim %.1f ms with it, %.1f ms without; the queue's lines alone "
-	    "%.1f ns)", (unsigned long long)cal->costs.lock_transfer, go->name, wl->name,
-	    lf->run_ns / 1e6, fit_runs_text(lf, how, sizeof how), lf->sim_ns / 1e6,
+	    "%.1f ms, %.1f at the work fit's speed, %s; the sim %.1f ms with it, %.1f ms "
+	    "without; the queue's lines alone %.1f ns)", (unsigned long long)cal->costs.lock_transfer,
+	    go->name, wl->name, lf->run_ns / 1e6, lf->target_ns / 1e6,
+	    fit_runs_text(lf, how, sizeof how), lf->sim_ns / 1e6,
 	    lf->sim0_ns / 1e6, cal->ns.lock_transfer);
 	return 0;
 }

@@ -88,6 +88,10 @@ struct calibrate_fit {
 	bool fitted;
 	const char *policy;
 	double run_ns, sim_ns, sim0_ns;	/* the median run, the sim with and without it */
+	/* The target: run_ns x scale, the run brought to the machine's speed
+	 * at the work's fit (volt's 1-worker run then over one just before;
+	 * 1 without such a run). */
+	double scale, target_ns;
 	uint32_t runs;			/* runs made */
 	uint32_t kept;			/* of them in the regime (0: none probed, all used) */
 	double c2c_lo, c2c_hi;		/* the kept runs' probes; 0: not probed */
