@@ -1270,11 +1270,12 @@ static void print_fit(FILE *f, const struct calibration *cal, const struct calib
 {
 	char how[160];
 	fprintf(f, "# fitted, not measured: %s\n# that makes the 2-worker sim of %s on %s (%s) land "
-		   "on its 2-worker run,\n# %s: run %.2f ms, %.2f ms at the work fit's speed, "
-		   "sim %.2f ms (%.2f ms without it)\n%-13s = %-6llu # %s\n", what, fit->policy,
-		cal->fit.workload, cal->fit.params ? cal->fit.params : "defaults",
-		fit_runs_text(fit, how, sizeof how), fit->run_ns / 1e6, fit->target_ns / 1e6,
-		fit->sim_ns / 1e6, fit->sim0_ns / 1e6, name, (unsigned long long)ns, help);
+		   "on its 2-worker run,\n# %s: run %.2f ms at the work fit's speed (each scaled "
+		   "by volt's 1-worker run just before it, median factor %.2f), sim %.2f ms (%.2f "
+		   "ms without it)\n%-13s = %-6llu # %s\n", what, fit->policy, cal->fit.workload,
+		cal->fit.params ? cal->fit.params : "defaults", fit_runs_text(fit, how, sizeof how),
+		fit->run_ns / 1e6, fit->scale, fit->sim_ns / 1e6, fit->sim0_ns / 1e6, name,
+		(unsigned long long)ns, help);
 }
 
 void calibrate_print_costs(FILE *f, const char *path, const struct calibration *cal)
@@ -1337,7 +1338,7 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 		char name[64];
 		snprintf(name, sizeof name, "poll.%s", cp->policy);
 		if (cp->volt_ns_per_poll > 0)
-			fprintf(f, "%-22s = %-6lld # run %.1f, volt just before %.1f (%.1f at the "
+			fprintf(f, "%-22s = %-6lld # run %.1f, volt beside it %.1f (%.1f at the "
 				   "work's fit), so %.1f; sim without it %.1f ns per poll\n", name,
 				(long long)llround(cp->ns), cp->run_ns_per_poll,
 				cp->volt_ns_per_poll, cp->volt_ns_per_poll * cp->target_ns_per_poll /
@@ -1527,7 +1528,7 @@ int calibrate_sim_run(const struct calibrate_work_spec *spec, const struct sim_c
 
 static int regime_runs(const struct cal *c, struct calibration *cal, const struct policy *p,
 		       uint32_t workers, const struct workload *wl, const double *pv, uint32_t reps,
-		       uint32_t cap, struct calibrate_fit *fit);
+		       uint32_t cap, const struct calibrate_work *ref, struct calibrate_fit *fit);
 
 int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 			   const struct calibrate_work_spec *spec, uint32_t nspec)
@@ -1577,7 +1578,8 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 		 * round-trip regime, as the validation's figure is. */
 		struct calibrate_fit rf;
 		if (rc == 0)
-			rc = regime_runs(&c, cal, policy_find("volt"), 1, wl, pv, reps, cap, &rf);
+			rc = regime_runs(&c, cal, policy_find("volt"), 1, wl, pv, reps, cap, NULL,
+					 &rf);
 		if (rc == 0)
 			rc = work_run(wl, pv, &nowork, &sim_ns, &sst);
 		if (rc)
@@ -1688,33 +1690,47 @@ int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, do
  * cap, calibrate_select_regime's choice. The calibration's regime is the
  * first one its runs were taken in: the runs after keep to it where they
  * can.
+ *
+ * With `ref` (volt's 1-worker run of this workload at the work's fit),
+ * each run is brought to the machine's speed then: volt's 1-worker run of
+ * the workload is made just before it, between the same probes, and the
+ * run is scaled by volt's then over volt's now. A pair a few hundred ms
+ * long sees one state of the host, which drifts by a third over minutes
+ * within one regime; the figure is the median of the scaled runs, and
+ * fit->scale the median factor.
  */
 static int regime_runs(const struct cal *c, struct calibration *cal, const struct policy *p,
 		       uint32_t workers, const struct workload *wl, const double *pv, uint32_t reps,
-		       uint32_t cap, struct calibrate_fit *fit)
+		       uint32_t cap, const struct calibrate_work *ref, struct calibrate_fit *fit)
 {
 	const double prefer_lo = cal->regime_lo, prefer_hi = cal->regime_hi;
+	const struct policy *volt = policy_find("volt");
 	struct calibrate_probed_run *r = calloc(cap, sizeof *r);
-	double *v = calloc(cap, sizeof *v);
+	double *v = calloc(cap, sizeof *v), *scale = calloc(cap, sizeof *scale);
 	int32_t cpus[2];
 	/* The probe between the CPUs the two workers run on. */
 	const int32_t *place = default_cpus(2, cpus);
 	int rc = 0;
 	uint32_t n = 0;
 	double all = 0;
-	if (!r || !v) {
+	if (!r || !v || !scale) {
 		free(r);
 		free(v);
+		free(scale);
 		return -ENOMEM;
 	}
 	for (;;) {
 		struct worker_stats st;
-		uint64_t ns;
+		uint64_t ns, vns = 0;
 		r[n].c2c_before = noise_c2c_ns(place, 2);
-		rc = policy_run(p, workers, wl, pv, NULL, &ns, &st);
+		if (ref)
+			rc = policy_run(volt, 1, wl, pv, NULL, &vns, &st);
+		if (rc == 0)
+			rc = policy_run(p, workers, wl, pv, NULL, &ns, &st);
 		r[n].c2c_after = noise_c2c_ns(place, 2);
-		r[n].ns = (double)ns;
-		all += (double)ns;
+		scale[n] = ref && vns ? ref->run_ns_per_poll * (double)ref->polls / (double)vns : 1;
+		r[n].ns = (double)ns * scale[n];
+		all += r[n].ns;
 		n++;
 		if (rc || n == cap)
 			break;
@@ -1731,6 +1747,7 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 	if (rc == 0)
 		rc = calibrate_select_regime(r, n, prefer_lo, prefer_hi, fit);
 	fit->runs = n;
+	fit->scale = n ? median(scale, n) : 1;
 	if (rc == 0 && fit->kept < reps)
 		say(c, "%s: only %u of %u %u-worker %s runs in one round-trip regime", p->name,
 		    fit->kept, n, workers, wl->name);
@@ -1740,6 +1757,7 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 	}
 	free(r);
 	free(v);
+	free(scale);
 	return rc;
 }
 
@@ -1752,17 +1770,16 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
  */
 static int fit_2w(struct cal *c, struct calibration *cal, const struct policy *p,
 		  const struct workload *wl, const double *pv, uint32_t reps, uint32_t cap,
-		  size_t off, double first, double scale, struct calibrate_fit *fit)
+		  size_t off, double first, const struct calibrate_work *ref,
+		  struct calibrate_fit *fit)
 {
 	uint64_t sim;
 	struct worker_stats st;
 	memset(fit, 0, sizeof *fit);
-	int rc = regime_runs(c, cal, p, 2, wl, pv, reps, cap, fit);
+	int rc = regime_runs(c, cal, p, 2, wl, pv, reps, cap, ref, fit);
 	if (rc)
 		return rc;
-	fit->scale = scale;
-	fit->target_ns = fit->run_ns * scale;
-	double run = fit->target_ns;
+	double run = fit->run_ns;
 	struct sim_costs costs = cal->costs;
 	sim_costs_use_work(&costs, wl->name);
 	uint64_t *cost = (uint64_t *)((char *)&costs + off);
@@ -1828,29 +1845,6 @@ static bool listed(const char *const *names, const char *name)
 	return false;
 }
 
-/*
- * What brings a run of `wl` made now to the machine's speed at the work's
- * fit (`ref`, volt's 1-worker run of the same workload and size then):
- * volt's 1-worker run then over one made now, whose per-poll figure goes
- * to *volt_now. 1 and 0 without `ref`.
- */
-static int speed_scale(struct cal *c, struct calibration *cal, const struct calibrate_work *ref,
-		       const struct workload *wl, const double *pv, uint32_t reps, uint32_t cap,
-		       double *scale, double *volt_now)
-{
-	struct calibrate_fit vf;
-	*scale = 1;
-	*volt_now = 0;
-	if (!ref)
-		return 0;
-	int rc = regime_runs(c, cal, policy_find("volt"), 1, wl, pv, reps, cap, &vf);
-	if (rc == 0 && vf.run_ns > 0) {
-		*volt_now = vf.run_ns / (double)ref->polls;
-		*scale = ref->run_ns_per_poll / *volt_now;
-	}
-	return rc;
-}
-
 int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 			  const struct calibrate_work_spec *fit, const char *const *policies,
 			  const char *lock_policy)
@@ -1900,19 +1894,19 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 		uint64_t sim;
 		struct worker_stats st;
 		struct calibrate_fit rf;
-		double scale;
 		memset(cp, 0, sizeof *cp);
-		rc = speed_scale(&c, cal, ref, wl, pv, reps, cap, &scale, &cp->volt_ns_per_poll);
-		if (rc == 0)
-			rc = regime_runs(&c, cal, p, 1, wl, pv, reps, cap, &rf);
+		rc = regime_runs(&c, cal, p, 1, wl, pv, reps, cap, ref, &rf);
 		if (rc == 0)
 			rc = policy_run(p, 1, wl, pv, &costs, &sim, &st);
 		if (rc)
 			break;
 		double polls = st.polls ? (double)st.polls : 1;
 		cp->policy = p->name;
-		cp->run_ns_per_poll = rf.run_ns / polls;
-		cp->target_ns_per_poll = cp->run_ns_per_poll * scale;
+		/* The run and volt's beside it, per poll, at the median factor:
+		 * what the file shows; the figure is from the scaled runs. */
+		cp->target_ns_per_poll = rf.run_ns / polls;
+		cp->run_ns_per_poll = cp->target_ns_per_poll / rf.scale;
+		cp->volt_ns_per_poll = ref ? ref->run_ns_per_poll / rf.scale : 0;
 		cp->sim_ns_per_poll = (double)sim / polls;
 		cp->ns = cp->target_ns_per_poll - cp->sim_ns_per_poll;
 		char name[64];
@@ -1920,7 +1914,7 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 		CHECK(sim_costs_set(&cal->costs, name, (uint64_t)llround(cp->ns)) == 0);
 		if (cp->volt_ns_per_poll > 0)
 			say(&c, "poll.%s: %.1f ns per poll (median of %u 1-worker %s runs %.1f ns "
-			    "per poll, volt's just before %.1f, so %.1f at the work's fit; the sim "
+			    "per poll, volt's beside them %.1f, so %.1f at the work's fit; the sim "
 			    "%.1f)", p->name, cp->ns, rf.runs, wl->name, cp->run_ns_per_poll,
 			    cp->volt_ns_per_poll, cp->target_ns_per_poll, cp->sim_ns_per_poll);
 		else
@@ -1951,34 +1945,28 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 	 * else the figure takes in how far that moved since, over the few
 	 * events it prices (contended came out at 0 to 93 ns in calibrations
 	 * of one evening without this). */
-	double scale, volt_now;
-	rc = speed_scale(&c, cal, ref, wl, pv, reps, cap, &scale, &volt_now);
-	if (rc == 0)
-		rc = fit_2w(&c, cal, vp, wl, pv, reps, cap2, offsetof(struct sim_costs, contended),
-			    60, scale, &cal->contended_fit);
+	rc = fit_2w(&c, cal, vp, wl, pv, reps, cap2, offsetof(struct sim_costs, contended), 60,
+		    ref, &cal->contended_fit);
 	if (rc)
 		return rc;
 	say(&c, "contended: %llu ns per migrated cold start or remote join (%s's 2-worker %s run "
-	    "%.1f ms, %.1f at the work fit's speed, %s; the sim %.1f ms with it, %.1f ms without)",
-	    (unsigned long long)cal->costs.contended, vp->name, wl->name,
-	    cal->contended_fit.run_ns / 1e6, cal->contended_fit.target_ns / 1e6,
+	    "%.1f ms at the work fit's speed, factor %.2f, %s; the sim %.1f ms with it, %.1f ms "
+	    "without)", (unsigned long long)cal->costs.contended, vp->name, wl->name,
+	    cal->contended_fit.run_ns / 1e6, cal->contended_fit.scale,
 	    fit_runs_text(&cal->contended_fit, how, sizeof how),
 	    cal->contended_fit.sim_ns / 1e6, cal->contended_fit.sim0_ns / 1e6);
 	const struct policy *go = policy_find(lock_policy);
 	CHECK(go);
 	struct calibrate_fit *lf = &cal->lock_fit;
-	rc = speed_scale(&c, cal, ref, wl, pv, reps, cap, &scale, &volt_now);
-	if (rc == 0)
-		rc = fit_2w(&c, cal, go, wl, pv, reps, cap2,
-			    offsetof(struct sim_costs, lock_transfer),
-			    fmax(cal->ns.lock_transfer, 1) * 4, scale, lf);
+	rc = fit_2w(&c, cal, go, wl, pv, reps, cap2, offsetof(struct sim_costs, lock_transfer),
+		    fmax(cal->ns.lock_transfer, 1) * 4, ref, lf);
 	if (rc)
 		return rc;
 	cal->lock_fitted = true;
 	say(&c, "lock_transfer: %llu ns per taking after another worker (%s's 2-worker %s run "
-	    "%.1f ms, %.1f at the work fit's speed, %s; the sim %.1f ms with it, %.1f ms "
+	    "%.1f ms at the work fit's speed, factor %.2f, %s; the sim %.1f ms with it, %.1f ms "
 	    "without; the queue's lines alone %.1f ns)", (unsigned long long)cal->costs.lock_transfer,
-	    go->name, wl->name, lf->run_ns / 1e6, lf->target_ns / 1e6,
+	    go->name, wl->name, lf->run_ns / 1e6, lf->scale,
 	    fit_runs_text(lf, how, sizeof how), lf->sim_ns / 1e6,
 	    lf->sim0_ns / 1e6, cal->ns.lock_transfer);
 	return 0;

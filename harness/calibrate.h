@@ -88,10 +88,10 @@ struct calibrate_fit {
 	bool fitted;
 	const char *policy;
 	double run_ns, sim_ns, sim0_ns;	/* the median run, the sim with and without it */
-	/* The target: run_ns x scale, the run brought to the machine's speed
-	 * at the work's fit (volt's 1-worker run then over one just before;
-	 * 1 without such a run). */
-	double scale, target_ns;
+	/* run_ns is of the runs brought to the machine's speed at the work's
+	 * fit, each scaled by volt's 1-worker run then over one just before
+	 * it (regime_runs): the median factor, 1 without. */
+	double scale;
 	uint32_t runs;			/* runs made */
 	uint32_t kept;			/* of them in the regime (0: none probed, all used) */
 	double c2c_lo, c2c_hi;		/* the kept runs' probes; 0: not probed */
@@ -118,9 +118,10 @@ int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, do
 struct calibrate_policy {
 	const char *policy;
 	double run_ns_per_poll;		/* the median 1-worker run's makespan per poll */
-	/* Volt's median 1-worker run of the same workload just before, per
-	 * poll (0: not made), and the run brought to the machine's speed at
-	 * the work's fit: run x volt's at the fit / volt's here. */
+	/* Volt's 1-worker run of the same workload beside the runs, per poll
+	 * (0: not made), and the runs brought to the machine's speed at the
+	 * work's fit, each scaled by volt's at the fit over volt's just before
+	 * it: their median (run and volt's are that over the median factor). */
 	double volt_ns_per_poll;
 	double target_ns_per_poll;
 	double sim_ns_per_poll;		/* the 1-worker sim's without the figure */
