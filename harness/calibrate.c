@@ -1721,7 +1721,7 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 	}
 	for (;;) {
 		struct worker_stats st;
-		uint64_t ns, vns = 0;
+		uint64_t ns = 0, vns = 0;
 		r[n].c2c_before = noise_c2c_ns(place, 2);
 		if (ref)
 			rc = policy_run(volt, 1, wl, pv, NULL, &vns, &st);
