@@ -1337,16 +1337,15 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 		const struct calibrate_policy *cp = &cal->policy[i];
 		char name[64];
 		snprintf(name, sizeof name, "poll.%s", cp->policy);
+		char beside[128] = "";
 		if (cp->volt_ns_per_poll > 0)
-			fprintf(f, "%-22s = %-6lld # run %.1f, volt beside it %.1f (%.1f at the "
-				   "work's fit), so %.1f; sim without it %.1f ns per poll\n", name,
-				(long long)llround(cp->ns), cp->run_ns_per_poll,
-				cp->volt_ns_per_poll, cp->volt_ns_per_poll * cp->target_ns_per_poll /
-				cp->run_ns_per_poll, cp->target_ns_per_poll, cp->sim_ns_per_poll);
-		else
-			fprintf(f, "%-22s = %-6lld # run %.1f, sim without it %.1f ns per poll\n",
-				name, (long long)llround(cp->ns), cp->run_ns_per_poll,
-				cp->sim_ns_per_poll);
+			snprintf(beside, sizeof beside, " volt beside it %.1f (%.1f at the work's "
+				 "fit), so %.1f;", cp->volt_ns_per_poll, cp->volt_ns_per_poll *
+				 cp->target_ns_per_poll / cp->run_ns_per_poll,
+				 cp->target_ns_per_poll);
+		fprintf(f, "%-22s = %-6lld # run %.1f,%s sim without it %.1f ns per poll\n", name,
+			(long long)llround(cp->ns), cp->run_ns_per_poll, beside,
+			cp->sim_ns_per_poll);
 	}
 	if (cal->contended_fit.fitted)
 		print_fit(f, cal, &cal->contended_fit, "what a migrated cold start or a remote join "
@@ -1912,16 +1911,13 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 		char name[64];
 		snprintf(name, sizeof name, "poll.%s", p->name);
 		CHECK(sim_costs_set(&cal->costs, name, (uint64_t)llround(cp->ns)) == 0);
-		if (cp->volt_ns_per_poll > 0)
-			say(&c, "poll.%s: %.1f ns per poll (median of %u 1-worker %s runs %.1f ns "
-			    "per poll, volt's beside them %.1f, so %.1f at the work's fit; the sim "
-			    "%.1f)", p->name, cp->ns, rf.runs, wl->name, cp->run_ns_per_poll,
-			    cp->volt_ns_per_poll, cp->target_ns_per_poll, cp->sim_ns_per_poll);
-		else
-			say(&c, "poll.%s: %.1f ns per poll (median of %u 1-worker %s runs %.1f ns "
-			    "per poll, no volt run of it at the work's fit to scale by; the sim %.1f)",
-			    p->name, cp->ns, rf.runs, wl->name, cp->run_ns_per_poll,
-			    cp->sim_ns_per_poll);
+		char beside[128] = "no volt run of it at the work's fit to scale by";
+		if (ref)
+			snprintf(beside, sizeof beside, "volt's beside them %.1f, so %.1f at the "
+				 "work's fit", cp->volt_ns_per_poll, cp->target_ns_per_poll);
+		say(&c, "poll.%s: %.1f ns per poll (median of %u 1-worker %s runs %.1f ns per poll, "
+		    "%s; the sim %.1f)", p->name, cp->ns, rf.runs, wl->name, cp->run_ns_per_poll,
+		    beside, cp->sim_ns_per_poll);
 		cal->npolicy++;
 	}
 	if (rc || cal->cpus < 2 || !lock_policy)
