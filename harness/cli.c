@@ -54,6 +54,7 @@ enum opt_id {
 	OPT_PIN,
 	OPT_NOISE,
 	OPT_C2C_BAND,
+	OPT_SPEED_BAND,
 	OPT_LIST,
 	OPT_PROBE_C2C,
 	OPT_CALIBRATE,
@@ -140,6 +141,11 @@ static const struct opt opts[] = {
 	  "trial for a round trip in [LO, HI] ns, and run a trial whose round trip before "
 	  "or after lies outside again, up to 4 times (the last is kept, flagged); at most "
 	  "10 s of a process goes to this" },
+	{ "speed-band", OPT_SPEED_BAND, true, false, "LO..HI",
+	  "threads: keep the trials at one compute speed, as --c2c-band keeps them in one "
+	  "round-trip regime: the compute probe (a recursive fib(17) on worker 0's CPU, "
+	  "median of 9, in ns) before and after each trial must lie in [LO, HI], with the "
+	  "same waits and re-runs (the two share the 10 s)" },
 	{ "pin", OPT_PIN, true, false, "none|compact|scatter|list:CPU,...",
 	  "threads: pin worker i to a CPU of the machine's topology (hwloc): compact fills "
 	  "physical cores before SMT siblings, scatter spreads over packages and L3 domains, "
@@ -275,8 +281,9 @@ static int parse_seconds(const char *opt, const char *v, double *out, char *err,
 	return 0;
 }
 
-/* --c2c-band LO..HI: round trips in ns, 0 < LO < HI <= 10^6. */
-static int parse_band(const char *v, double *lo, double *hi, char *err, size_t len)
+/* --c2c-band or --speed-band (`opt`) LO..HI: ns, 0 < LO < HI <= 10^6. */
+static int parse_band(const char *opt, const char *v, double *lo, double *hi, char *err,
+		      size_t len)
 {
 	const char *dots = strstr(v, "..");
 	char a_text[64];
@@ -294,8 +301,8 @@ static int parse_band(const char *v, double *lo, double *hi, char *err, size_t l
 			b = NAN;
 	}
 	if (!(a > 0 && a < b && b <= 1e6))
-		return fail(err, len, "bad --c2c-band '%s': LO..HI in ns, 0 < LO < HI <= 1000000, "
-				      "e.g. 45..115", v);
+		return fail(err, len, "bad --%s '%s': LO..HI in ns, 0 < LO < HI <= 1000000, "
+				      "e.g. %s", opt, v, strcmp(opt, "c2c-band") == 0 ? "45..115" : "3800..4400");
 	*lo = a;
 	*hi = b;
 	return 0;
@@ -616,7 +623,9 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 			return fail(err, len, "unknown --noise '%s' (valid: report, drop, retry)", v);
 		return 0;
 	case OPT_C2C_BAND:
-		return parse_band(v, &c->c2c_lo, &c->c2c_hi, err, len);
+		return parse_band("c2c-band", v, &c->c2c_lo, &c->c2c_hi, err, len);
+	case OPT_SPEED_BAND:
+		return parse_band("speed-band", v, &c->speed_lo, &c->speed_hi, err, len);
 	case OPT_PIN:
 		return topo_parse_pin(v, &c->pin, c->pin_list, CLI_MAX_WORKERS, &c->npin, err, len)
 			       ? -EINVAL
@@ -1233,6 +1242,9 @@ static int resolve(struct cli *c, char *err, size_t len)
 	if (c->c2c_hi > 0 && c->sim)
 		return fail(err, len, "--c2c-band applies to --engine=threads only (the sim "
 				      "probes no round trip)");
+	if (c->speed_hi > 0 && c->sim)
+		return fail(err, len, "--speed-band applies to --engine=threads only (the sim "
+				      "probes no compute speed)");
 	if ((c->explore || c->explore_seed_given) && !c->sim)
 		return fail(err, len, "--explore and --explore-seed need --engine=sim");
 	if (c->explore && c->explore_seed_given)

@@ -130,6 +130,7 @@ struct cli {
 	char pin_note[256];		/* a warning about the placement, or "" */
 	int noise_mode;			/* --noise: enum noise_mode (harness/noise.h) */
 	double c2c_lo, c2c_hi;		/* --c2c-band in ns; c2c_hi 0 = none */
+	double speed_lo, speed_hi;	/* --speed-band in ns; speed_hi 0 = none */
 
 	struct cli_assign sets[CLI_MAX_ASSIGN];
 	struct cli_list set_lists[CLI_MAX_ASSIGN];	/* [i].n > 0: sets[i] is a list */

@@ -338,25 +338,31 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		}
 		rt->noise = wn;
 		out->noise.c2c_before_ns = noise_c2c_ns(cfg->cpus, cfg->workers);
-		/* --c2c-band: wait a little for the round trip to come into the
-		 * band before starting (this machine's regimes can change from
-		 * one trial to the next). */
+		out->noise.speed_before_ns = noise_speed_ns(cfg->cpus);
+		/* --c2c-band, --speed-band: wait a little for the round trip and
+		 * the compute probe to come into their bands before starting
+		 * (this machine's regimes can change from one trial to the
+		 * next, its compute speed within a second). */
 		uint64_t w0 = mono_ns();
 		for (uint32_t k = 0; k < NOISE_BAND_WAIT_PROBES && band_spent_ns < NOISE_BAND_BUDGET_NS &&
-				     !noise_c2c_in_band(out->noise.c2c_before_ns, cfg->c2c_lo,
-							cfg->c2c_hi);
+				     !(noise_c2c_in_band(out->noise.c2c_before_ns, cfg->c2c_lo,
+							 cfg->c2c_hi) &&
+				       noise_c2c_in_band(out->noise.speed_before_ns, cfg->speed_lo,
+							 cfg->speed_hi));
 		     k++) {
 			struct timespec pause = { 0, (long)NOISE_BAND_WAIT_NS };
 			nanosleep(&pause, NULL);
 			out->noise.c2c_before_ns = noise_c2c_ns(cfg->cpus, cfg->workers);
+			out->noise.speed_before_ns = noise_speed_ns(cfg->cpus);
 		}
-		band_spent_ns += cfg->c2c_hi > 0 ? mono_ns() - w0 : 0;
+		band_spent_ns += cfg->c2c_hi > 0 || cfg->speed_hi > 0 ? mono_ns() - w0 : 0;
 		steal0 = noise_host_steal_ns();
 	}
 	uint64_t run0 = mono_ns();
 	rc = e->ops->run(e, rt, start_cb, &ctx);
 	if (rc == 0 && out->noise.measured) {
 		out->noise.steal_ns = noise_host_steal_ns() - steal0;
+		out->noise.speed_after_ns = noise_speed_ns(cfg->cpus);
 		out->noise.c2c_after_ns = noise_c2c_ns(cfg->cpus, cfg->workers);
 		for (uint32_t i = 0; i < cfg->workers; i++) {
 			out->noise.switches[i] = wn[i].switches;
@@ -365,14 +371,15 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		}
 		out->noise.flags = noise_flags(&out->noise, cfg->workers, rt->end_ns - rt->start_ns,
 					       sysconf(_SC_NPROCESSORS_ONLN)) |
-				   noise_band_flag(&out->noise, cfg->c2c_lo, cfg->c2c_hi);
+				   noise_band_flag(&out->noise, cfg->c2c_lo, cfg->c2c_hi) |
+				   noise_speed_band_flag(&out->noise, cfg->speed_lo, cfg->speed_hi);
 		/* --noise=retry: a flagged measured trial is run again (with
 		 * its seed) before anything of it is kept; and whatever
-		 * --noise says, one outside --c2c-band, up to
+		 * --noise says, one outside --c2c-band or --speed-band, up to
 		 * NOISE_BAND_RETRIES times. */
 		bool noisy = out->noise.flags && cfg->noise_mode == NOISE_RETRY &&
 			     out->noise.retries < NOISE_RETRIES;
-		bool banded = (out->noise.flags & NOISE_C2C_BAND) &&
+		bool banded = (out->noise.flags & (NOISE_C2C_BAND | NOISE_SPEED_BAND)) &&
 			      out->noise.retries < NOISE_BAND_RETRIES &&
 			      band_spent_ns < NOISE_BAND_BUDGET_NS;
 		if (acc && (noisy || banded)) {
@@ -753,7 +760,8 @@ static void percentile_intervals(struct run_result *res)
 	free(b);
 }
 
-/* Flag counts, the round-trip range and the makespans' Tukey classes. */
+/* Flag counts, the round-trip and compute-probe ranges and the makespans'
+ * Tukey classes. */
 static void noise_summary(struct run_result *res)
 {
 	double *v = calloc(res->ntrials ? res->ntrials : 1, sizeof *v);
@@ -761,6 +769,7 @@ static void noise_summary(struct run_result *res)
 	res->flagged = 0;
 	memset(res->flag_counts, 0, sizeof res->flag_counts);
 	res->c2c_min_ns = res->c2c_max_ns = NAN;
+	res->speed_min_ns = res->speed_max_ns = NAN;
 	for (uint32_t i = 0; i < res->ntrials; i++) {
 		const struct trial_noise *n = &res->trials[i].noise;
 		res->flagged += n->flags != 0;
@@ -773,6 +782,14 @@ static void noise_summary(struct run_result *res)
 									    : c[k];
 				res->c2c_max_ns = isfinite(res->c2c_max_ns) ? fmax(res->c2c_max_ns, c[k])
 									    : c[k];
+			}
+		double sp[2] = { n->speed_before_ns, n->speed_after_ns };
+		for (int k = 0; k < 2; k++)
+			if (isfinite(sp[k])) {
+				res->speed_min_ns = isfinite(res->speed_min_ns)
+							    ? fmin(res->speed_min_ns, sp[k]) : sp[k];
+				res->speed_max_ns = isfinite(res->speed_max_ns)
+							    ? fmax(res->speed_max_ns, sp[k]) : sp[k];
 			}
 		if (v)
 			v[i] = (double)res->trials[i].makespan_ns;

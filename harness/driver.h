@@ -54,6 +54,7 @@ struct run_config {
 	const int32_t *cpus;		/* threads: [workers] CPU per worker (-1 none), or NULL */
 	enum noise_mode noise_mode;	/* --noise: what a trial flagged noisy does */
 	double c2c_lo, c2c_hi;		/* threads: --c2c-band in ns; c2c_hi 0 = none */
+	double speed_lo, speed_hi;	/* threads: --speed-band in ns; speed_hi 0 = none */
 };
 
 struct baseline_trial {
@@ -130,6 +131,7 @@ struct run_result {
 	uint32_t flagged, dropped, retried;
 	uint32_t flag_counts[NOISE_NFLAGS];
 	double c2c_min_ns, c2c_max_ns;
+	double speed_min_ns, speed_max_ns;	/* the compute probes' range; NAN: none */
 	uint32_t tukey[5];
 	/* --trials auto: the median makespan's 95% interval half-width over
 	 * the median when the trials stopped, and whether the maximum trial

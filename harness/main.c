@@ -378,6 +378,8 @@ static struct run_config make_config(const struct cli *c, const struct cli_polic
 		.noise_mode = (enum noise_mode)c->noise_mode,
 		.c2c_lo = c->c2c_lo,
 		.c2c_hi = c->c2c_hi,
+		.speed_lo = c->speed_lo,
+		.speed_hi = c->speed_hi,
 	};
 }
 

@@ -1,8 +1,12 @@
 /* noise.c - noise accounting of threads-engine trials (noise.h). */
+#define _GNU_SOURCE
 #include "noise.h"
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,7 @@ int noise_alloc(struct trial_noise *n, uint32_t workers)
 	n->migrations = calloc(workers, sizeof *n->migrations);
 	n->stolen_ns = calloc(workers, sizeof *n->stolen_ns);
 	n->steal_ns = n->c2c_before_ns = n->c2c_after_ns = NAN;
+	n->speed_before_ns = n->speed_after_ns = NAN;
 	return n->switches && n->migrations && n->stolen_ns ? 0 : -ENOMEM;
 }
 
@@ -60,6 +65,47 @@ double noise_c2c_ns(const int32_t *cpus, uint32_t workers)
 	return ns;
 }
 
+/* Calls and returns, adds and a branch each: the shape of a task runtime's
+ * own work, in L1. Not inlined into the probe and fed a volatile n, so the
+ * compiler cannot fold it. */
+__attribute__((noinline)) static uint64_t probe_fib(uint32_t n)
+{
+	return n < 2 ? n : probe_fib(n - 1) + probe_fib(n - 2);
+}
+
+static uint64_t probe_clock_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_dbl(const void *a, const void *b);
+
+double noise_speed_ns(const int32_t *cpus)
+{
+	volatile uint32_t n = NOISE_SPEED_N;
+	volatile uint64_t sink;
+	double t[NOISE_SPEED_REPS];
+	int cpu = cpus && cpus[0] >= 0 ? cpus[0] : 0;
+	cpu_set_t old, set;
+	if (pthread_getaffinity_np(pthread_self(), sizeof old, &old) != 0)
+		return NAN;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
+		return NAN;
+	for (int i = 0; i < NOISE_SPEED_REPS; i++) {
+		uint64_t t0 = probe_clock_ns();
+		sink = probe_fib(n);
+		t[i] = (double)(probe_clock_ns() - t0);
+	}
+	(void)sink;
+	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	qsort(t, NOISE_SPEED_REPS, sizeof t[0], cmp_dbl);
+	return t[NOISE_SPEED_REPS / 2];
+}
+
 uint32_t noise_flags(const struct trial_noise *n, uint32_t workers, uint64_t makespan_ns,
 		     long ncpus)
 {
@@ -86,6 +132,12 @@ uint32_t noise_flags(const struct trial_noise *n, uint32_t workers, uint64_t mak
 		if (r > NOISE_C2C_RATIO || r < 1 / NOISE_C2C_RATIO)
 			f |= NOISE_C2C;
 	}
+	if (isfinite(n->speed_before_ns) && isfinite(n->speed_after_ns) &&
+	    n->speed_before_ns > 0 && n->speed_after_ns > 0) {
+		double r = n->speed_after_ns / n->speed_before_ns;
+		if (r > NOISE_SPEED_RATIO || r < 1 / NOISE_SPEED_RATIO)
+			f |= NOISE_SPEED;
+	}
 	return f;
 }
 
@@ -104,6 +156,16 @@ uint32_t noise_band_flag(const struct trial_noise *n, double lo, double hi)
 		       : NOISE_C2C_BAND;
 }
 
+uint32_t noise_speed_band_flag(const struct trial_noise *n, double lo, double hi)
+{
+	if (!n->measured)
+		return 0;
+	return noise_c2c_in_band(n->speed_before_ns, lo, hi) &&
+		       noise_c2c_in_band(n->speed_after_ns, lo, hi)
+		       ? 0
+		       : NOISE_SPEED_BAND;
+}
+
 const char *noise_flag_text(enum noise_flag f)
 {
 	switch (f) {
@@ -119,6 +181,10 @@ const char *noise_flag_text(enum noise_flag f)
 		return "round trip moved";
 	case NOISE_C2C_BAND:
 		return "round trip outside the band";
+	case NOISE_SPEED:
+		return "compute speed moved";
+	case NOISE_SPEED_BAND:
+		return "compute speed outside the band";
 	}
 	return "?";
 }
@@ -138,6 +204,10 @@ const char *noise_flag_key(enum noise_flag f)
 		return "c2c_moved";
 	case NOISE_C2C_BAND:
 		return "c2c_band";
+	case NOISE_SPEED:
+		return "speed_moved";
+	case NOISE_SPEED_BAND:
+		return "speed_band";
 	}
 	return "?";
 }

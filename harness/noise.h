@@ -25,7 +25,10 @@
 #define NOISE_STOLEN_SHARE 0.01		/* OS time in spins / (workers x makespan) */
 #define NOISE_STEAL_SHARE 0.01		/* host steal / (online CPUs x makespan) */
 #define NOISE_C2C_RATIO 1.5		/* after / before round trip, either way */
+#define NOISE_SPEED_RATIO 1.25		/* after / before compute probe, either way */
 #define NOISE_C2C_TRIPS 2000		/* round trips per probe */
+#define NOISE_SPEED_N 17		/* the compute probe: fib(17), 5,167 calls ... */
+#define NOISE_SPEED_REPS 9		/* ... timed this many times, the median kept */
 #define NOISE_RETRIES 2			/* --noise=retry: re-runs per trial, at most */
 #define NOISE_BAND_RETRIES 4		/* --c2c-band: re-runs per trial outside it, at most */
 #define NOISE_BAND_WAIT_PROBES 25	/* --c2c-band: probes before a trial, at most ... */
@@ -39,8 +42,10 @@ enum noise_flag {
 	NOISE_STEAL = 1u << 3,
 	NOISE_C2C = 1u << 4,
 	NOISE_C2C_BAND = 1u << 5,
+	NOISE_SPEED = 1u << 6,
+	NOISE_SPEED_BAND = 1u << 7,
 };
-#define NOISE_NFLAGS 6
+#define NOISE_NFLAGS 8
 
 enum noise_mode { NOISE_REPORT, NOISE_DROP, NOISE_RETRY };
 
@@ -51,6 +56,7 @@ struct trial_noise {
 	uint64_t *stolen_ns;		/* [workers] OS time inside spin computes */
 	double steal_ns;		/* host steal over the trial, NAN if unknown */
 	double c2c_before_ns, c2c_after_ns;	/* NAN if not probed */
+	double speed_before_ns, speed_after_ns;	/* the compute probe; NAN if not made */
 	uint32_t flags;			/* enum noise_flag bits */
 	uint32_t retries;		/* --noise=retry: re-runs it took */
 };
@@ -66,6 +72,12 @@ double noise_host_steal_ns(void);
  * (cpus NULL: CPUs 0 and 1); NAN with fewer than two CPUs. */
 double noise_c2c_ns(const int32_t *cpus, uint32_t workers);
 
+/* The compute probe: the median time of a plain recursive fib(17) on the
+ * CPU worker 0 runs on (cpus NULL: CPU 0), in ns; NAN if that CPU cannot
+ * be used. This machine's compute speed moves by 1.5 times within a
+ * second (docs/measuring.md), and the round-trip probe does not see it. */
+double noise_speed_ns(const int32_t *cpus);
+
 /* The thresholds crossed by a trial of `workers` workers lasting
  * makespan_ns on a machine of ncpus online CPUs. */
 uint32_t noise_flags(const struct trial_noise *n, uint32_t workers, uint64_t makespan_ns,
@@ -79,8 +91,13 @@ bool noise_c2c_in_band(double ns, double lo, double hi);
  * [lo, hi] (--c2c-band), else 0. */
 uint32_t noise_band_flag(const struct trial_noise *n, double lo, double hi);
 
+/* NOISE_SPEED_BAND if the trial's compute probe before or after lies
+ * outside [lo, hi] (--speed-band), else 0. */
+uint32_t noise_speed_band_flag(const struct trial_noise *n, double lo, double hi);
+
 /* "involuntary switches", "migrations", "OS time in compute", "host steal",
- * "round trip moved", "round trip outside the band"; key: the JSON name. */
+ * "round trip moved", "round trip outside the band", "compute speed moved",
+ * "compute speed outside the band"; key: the JSON name. */
 const char *noise_flag_text(enum noise_flag f);
 const char *noise_flag_key(enum noise_flag f);
 const char *noise_mode_name(enum noise_mode m);

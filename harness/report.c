@@ -339,6 +339,8 @@ static void print_noise(FILE *f, const struct run_config *cfg, const struct run_
 		fprintf(f, ", %" PRIu32 " re-runs", res->retried);
 	if (isfinite(res->c2c_min_ns))
 		fprintf(f, "; round trip %.0f..%.0f ns", res->c2c_min_ns, res->c2c_max_ns);
+	if (isfinite(res->speed_min_ns))
+		fprintf(f, "; compute probe %.0f..%.0f ns", res->speed_min_ns, res->speed_max_ns);
 	uint32_t out = res->tukey[0] + res->tukey[1] + res->tukey[3] + res->tukey[4];
 	fprintf(f, "; makespan outliers (Tukey): ");
 	if (!out)
@@ -661,6 +663,8 @@ static json_t *trial_noise_json(const struct run_config *cfg, const struct trial
 	rc |= put(o, "host_steal_ns", jreal(n->steal_ns));
 	rc |= put(o, "c2c_before_ns", jreal(n->c2c_before_ns));
 	rc |= put(o, "c2c_after_ns", jreal(n->c2c_after_ns));
+	rc |= put(o, "speed_before_ns", jreal(n->speed_before_ns));
+	rc |= put(o, "speed_after_ns", jreal(n->speed_after_ns));
 	rc |= put(o, "tukey", json_string(tukey_class_name[t->tukey]));
 	return done(o, rc);
 }
@@ -678,14 +682,19 @@ static json_t *noise_json(const struct run_config *cfg, const struct run_result 
 			 json_integer(res->flag_counts[b]));
 	json_t *band = cfg->c2c_hi > 0 ? json_pack("{s:f, s:f}", "lo", cfg->c2c_lo, "hi", cfg->c2c_hi)
 				       : json_null();
+	json_t *speed = json_null(), *sband = cfg->speed_hi > 0
+		? json_pack("{s:f, s:f}", "lo", cfg->speed_lo, "hi", cfg->speed_hi) : json_null();
 	if (isfinite(res->c2c_min_ns))
 		c2c = json_pack("{s:f, s:f}", "min", res->c2c_min_ns, "max", res->c2c_max_ns);
+	if (isfinite(res->speed_min_ns))
+		speed = json_pack("{s:f, s:f}", "min", res->speed_min_ns, "max", res->speed_max_ns);
 	json_t *o = json_pack(
-		"{s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:I, s:I, s:I}, "
-		"s:{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}}",
+		"{s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:I, s:I, s:I}, "
+		"s:{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}}",
 		"mode", noise_mode_name(cfg->noise_mode), "flagged", (json_int_t)res->flagged,
 		"dropped", (json_int_t)res->dropped, "retried", (json_int_t)res->retried,
-		"reasons", counts, "c2c_regime_ns", c2c, "c2c_band_ns", band, "outliers", "metric",
+		"reasons", counts, "c2c_regime_ns", c2c, "c2c_band_ns", band, "speed_range_ns", speed,
+		"speed_band_ns", sband, "outliers", "metric",
 		"makespan_ns",
 		"low_severe", (json_int_t)res->tukey[0], "low_mild", (json_int_t)res->tukey[1],
 		"normal", (json_int_t)res->tukey[2], "high_mild", (json_int_t)res->tukey[3],
@@ -693,7 +702,8 @@ static json_t *noise_json(const struct run_config *cfg, const struct run_result 
 		NOISE_SWITCH_BASE, "switches_per_s", NOISE_SWITCH_PER_S, "migrations_base",
 		NOISE_MIGRATION_BASE, "migrations_per_s", NOISE_MIGRATION_PER_S, "os_stolen_share",
 		NOISE_STOLEN_SHARE, "host_steal_share", NOISE_STEAL_SHARE, "c2c_ratio",
-		NOISE_C2C_RATIO, "c2c_trips", (double)NOISE_C2C_TRIPS);
+		NOISE_C2C_RATIO, "c2c_trips", (double)NOISE_C2C_TRIPS, "speed_ratio", NOISE_SPEED_RATIO,
+		"speed_fib_n", (double)NOISE_SPEED_N);
 	return rc ? (json_decref(o), NULL) : o;
 }
 

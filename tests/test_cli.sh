@@ -61,6 +61,11 @@ for band in 45 ..115 45.. 115..45 0..5 a..5 45..115x 1..2000000 " 4..5"; do
 done
 expect_bad "--c2c-band on the sim" "threads only" --policy=volt --workload=fib --engine=sim \
 	--c2c-band 45..115
+for band in 4000 3800.. 4400..3800 0..5 3800..4400x; do
+	expect_bad "--speed-band '$band'" "speed-band" --policy=volt --workload=fib --speed-band "$band"
+done
+expect_bad "--speed-band on the sim" "threads only" --policy=volt --workload=fib --engine=sim \
+	--speed-band 3800..4400
 
 # A preset is recorded as the tree it stands for, not beside unused defaults.
 "$harness" --policy=volt --workload=uts --param preset=T3-small --workers 2 --trials 1 \
@@ -149,6 +154,29 @@ if t["c2c_before_ns"] is not None:
     assert n["retried"] == 4 and n["reasons"]["c2c_band"] == 1, n
 ' "$tmp/band.json" || fail "--c2c-band run: the trial was not run again and flagged"
 pass "--c2c-band runs a trial outside the band again and flags it"
+
+# The same with a band no compute probe falls in; every trial carries its
+# probes and the run their range.
+"$harness" --policy=volt --workload=fib --param n=12 --workers 1 --trials 1 --warmup 0 \
+	--no-baseline --speed-band 1..2 --json "$tmp/sband.json" >"$tmp/out" 2>"$tmp/err" ||
+	fail "--speed-band run: exit status $?"
+"$json_check" "$tmp/sband.json" >/dev/null || fail "--speed-band run: the result fails the schema"
+/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n, t = d["noise"], d["trials"][0]["noise"]
+assert n["speed_band_ns"] == {"lo": 1, "hi": 2}, n["speed_band_ns"]
+assert t["speed_before_ns"] > 2 and t["speed_after_ns"] > 2, t
+r = n["speed_range_ns"]
+assert r["min"] == min(t["speed_before_ns"], t["speed_after_ns"]), (r, t)
+assert r["max"] == max(t["speed_before_ns"], t["speed_after_ns"]), (r, t)
+assert t["retries"] == 4 and "speed_band" in t["reasons"], t
+assert "c2c_band" not in t["reasons"], t
+assert n["retried"] == 4 and n["reasons"]["speed_band"] == 1, n
+' "$tmp/sband.json" || fail "--speed-band run: the trial was not run again and flagged"
+grep -q "compute probe [0-9]*\.\.[0-9]* ns" "$tmp/out" ||
+	fail "--speed-band run: the summary does not give the compute probes' range"
+pass "--speed-band runs a trial outside the band again and flags it"
 
 "$json_check" "$tmp/r.json" >"$tmp/out" 2>"$tmp/err" || fail "json_check rejects the result"
 pass "json_check accepts the result"

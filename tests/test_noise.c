@@ -67,6 +67,20 @@ static void thresholds(void)
 	ASSERT_EQ(noise_flags(&n, 2, ms100, 2), NOISE_C2C);
 	n.c2c_before_ns = 300, n.c2c_after_ns = 60;
 	ASSERT_EQ(noise_flags(&n, 2, ms100, 2), NOISE_C2C);
+	n.c2c_before_ns = n.c2c_after_ns = NAN;
+	/* The compute probe moved by more than 1.25 times, either way (this
+	 * machine's two speeds: about 4,000 and 6,000 ns). */
+	n.speed_before_ns = 4000, n.speed_after_ns = 4900;
+	ASSERT_EQ(noise_flags(&n, 2, ms100, 2), 0);
+	n.speed_after_ns = 6100;
+	ASSERT_EQ(noise_flags(&n, 2, ms100, 2), NOISE_SPEED);
+	n.speed_before_ns = 6100, n.speed_after_ns = 4000;
+	ASSERT_EQ(noise_flags(&n, 2, ms100, 2), NOISE_SPEED);
+	n.speed_after_ns = NAN;
+	ASSERT_EQ(noise_flags(&n, 2, ms100, 2), 0);
+	ASSERT(strcmp(noise_flag_key(NOISE_SPEED), "speed_moved") == 0);
+	ASSERT(strcmp(noise_flag_text(NOISE_SPEED), "compute speed moved") == 0);
+	n.speed_after_ns = 6100;
 	n.measured = false;	/* sim trials are never flagged */
 	ASSERT_EQ(noise_flags(&n, 2, ms100, 2), 0);
 	noise_free(&n);
@@ -99,7 +113,39 @@ static void band(void)
 	ASSERT_EQ(noise_band_flag(&n, 45, 115), 0);
 	ASSERT(strcmp(noise_flag_key(NOISE_C2C_BAND), "c2c_band") == 0);
 	ASSERT(strcmp(noise_flag_text(NOISE_C2C_BAND), "round trip outside the band") == 0);
+
+	/* --speed-band: the same with the compute probes, and each band
+	 * flags only its own probes. */
+	n.measured = true;
+	n.c2c_before_ns = 70, n.c2c_after_ns = 72;
+	n.speed_before_ns = 4010, n.speed_after_ns = 4030;
+	ASSERT_EQ(noise_speed_band_flag(&n, 3800, 4400), 0);
+	ASSERT_EQ(noise_speed_band_flag(&n, 0, 0), 0);
+	n.speed_after_ns = 6200;
+	ASSERT_EQ(noise_speed_band_flag(&n, 3800, 4400), NOISE_SPEED_BAND);
+	ASSERT_EQ(noise_band_flag(&n, 45, 115), 0);
+	n.speed_before_ns = 6100, n.speed_after_ns = 4030;
+	ASSERT_EQ(noise_speed_band_flag(&n, 3800, 4400), NOISE_SPEED_BAND);
+	n.speed_before_ns = NAN;
+	ASSERT_EQ(noise_speed_band_flag(&n, 3800, 4400), 0);
+	n.c2c_before_ns = 410, n.speed_before_ns = 4010;
+	ASSERT_EQ(noise_speed_band_flag(&n, 3800, 4400), 0);
+	n.measured = false;
+	n.speed_after_ns = 6200;
+	ASSERT_EQ(noise_speed_band_flag(&n, 3800, 4400), 0);
+	ASSERT(strcmp(noise_flag_key(NOISE_SPEED_BAND), "speed_band") == 0);
+	ASSERT(strcmp(noise_flag_text(NOISE_SPEED_BAND), "compute speed outside the band") == 0);
 	noise_free(&n);
+}
+
+/* The compute probe is made: a positive time, the same order at each
+ * call (not folded away by the compiler: fib(17) is 5,167 calls, far
+ * above 100 ns on any machine this runs on). */
+static void speed_probe(void)
+{
+	double a = noise_speed_ns(NULL), b = noise_speed_ns(NULL);
+	ASSERT(isfinite(a) && isfinite(b));
+	ASSERT(a > 100 && b > 100);
 }
 
 static void tukey(void)
@@ -211,6 +257,7 @@ int main(void)
 {
 	RUN(thresholds);
 	RUN(band);
+	RUN(speed_probe);
 	RUN(tukey);
 	RUN(competitor_is_flagged);
 	return 0;
