@@ -1300,6 +1300,9 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 	if (cal->regime_hi > 0)
 		fprintf(f, "# threads runs taken in the round-trip regime %.1f..%.1f ns (probed before "
 			   "and after each)\n", cal->regime_lo, cal->regime_hi);
+	if (cal->speed_hi > 0)
+		fprintf(f, "# compute probe of the work fits' runs %.0f..%.0f ns (a recursive fib(17) "
+			   "on CPU 0, before and after each)\n", cal->speed_lo, cal->speed_hi);
 	fprintf(f, "# steals and wakes measured %s\n"
 		   "# each figure is the median over %u passes, each the median of %u repetitions;\n"
 		   "# after it: its meaning, the default, the measured figure and its range\n",
@@ -1546,6 +1549,7 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 	nowork.work = 0;
 	nowork.nwork = 0;
 	cal->nwork = 0;
+	cal->speed_lo = cal->speed_hi = 0;
 	for (uint32_t i = 0; i < nspec && i < CALIBRATE_WORKLOADS && rc == 0; i++) {
 		struct calibrate_work *cw = &cal->work[cal->nwork];
 		const struct workload *wl = workload_find(spec[i].workload);
@@ -1589,10 +1593,16 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 		cw->run_ns_per_poll = rf.run_ns / polls;
 		cw->mech_ns_per_poll = (double)sim_ns / polls;
 		cw->ns = fmax(cw->run_ns_per_poll - cw->mech_ns_per_poll, 0);
+		if (rf.speed_hi > 0) {
+			cal->speed_lo = cal->speed_hi > 0 ? fmin(cal->speed_lo, rf.speed_lo)
+							  : rf.speed_lo;
+			cal->speed_hi = fmax(cal->speed_hi, rf.speed_hi);
+		}
 		say(&c, "work.%s (%s): %.1f ns per poll (median of %u of %u 1-worker runs in the "
-		    "regime %.0f..%.0f ns, %.1f ns per poll; the sim without work %.1f; sequential "
-		    "%.1f ns per task)", cw->workload, cw->params ? cw->params : "defaults", cw->ns,
-		    rf.kept, rf.runs, rf.c2c_lo, rf.c2c_hi, cw->run_ns_per_poll,
+		    "regime %.0f..%.0f ns, compute probe %.0f..%.0f ns, %.1f ns per poll; the sim "
+		    "without work %.1f; sequential %.1f ns per task)", cw->workload,
+		    cw->params ? cw->params : "defaults", cw->ns, rf.kept, rf.runs, rf.c2c_lo,
+		    rf.c2c_hi, rf.speed_lo, rf.speed_hi, cw->run_ns_per_poll,
 		    cw->mech_ns_per_poll, cw->seq_ns_per_task);
 		cal->nwork++;
 	}
@@ -1612,19 +1622,33 @@ static bool in_band(const struct calibrate_probed_run *r, double lo, double hi)
 	       b <= CALIBRATE_REGIME_RATIO * hi;
 }
 
+/* Widen the range lo..hi (hi 0: empty) to hold the compute probes a and b
+ * where they were made. */
+static void speed_range(double *lo, double *hi, double a, double b)
+{
+	double p[2] = { a, b };
+	for (int k = 0; k < 2; k++)
+		if (isfinite(p[k]) && p[k] > 0) {
+			*lo = *hi > 0 ? fmin(*lo, p[k]) : p[k];
+			*hi = fmax(*hi, p[k]);
+		}
+}
+
 /* The runs in the band lo..hi: the median of their makespans into
  * fit->run_ns, their number into kept, their probes' range into
- * c2c_lo..c2c_hi; returns the sum of their makespans. `v` holds n. */
+ * c2c_lo..c2c_hi and speed_lo..speed_hi; returns the sum of their
+ * makespans. `v` holds n. */
 static double select_band(const struct calibrate_probed_run *r, uint32_t n, double lo, double hi,
 			  double *v, struct calibrate_fit *fit)
 {
 	double sum = 0;
 	fit->kept = 0;
 	fit->run_ns = fit->c2c_lo = INFINITY;
-	fit->c2c_hi = 0;
+	fit->c2c_hi = fit->speed_lo = fit->speed_hi = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (!in_band(&r[i], lo, hi))
 			continue;
+		speed_range(&fit->speed_lo, &fit->speed_hi, r[i].speed_before, r[i].speed_after);
 		v[fit->kept++] = r[i].ns;
 		sum += r[i].ns;
 		fit->c2c_lo = fmin(fit->c2c_lo, fmin(r[i].c2c_before, r[i].c2c_after));
@@ -1671,8 +1695,12 @@ int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, do
 	if (fit->kept == 0)
 		select_populous(r, n, v, fit);
 	if (fit->kept == 0) {	/* nothing probed: the median of all */
-		for (uint32_t i = 0; i < n; i++)
+		fit->speed_lo = fit->speed_hi = 0;
+		for (uint32_t i = 0; i < n; i++) {
 			v[i] = r[i].ns;
+			speed_range(&fit->speed_lo, &fit->speed_hi, r[i].speed_before,
+				    r[i].speed_after);
+		}
 		fit->run_ns = n ? median(v, n) : 0;
 		fit->c2c_lo = fit->c2c_hi = 0;
 	}
@@ -1722,10 +1750,12 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 		struct worker_stats st;
 		uint64_t ns = 0, vns = 0;
 		r[n].c2c_before = noise_c2c_ns(place, 2);
+		r[n].speed_before = noise_speed_ns(place);
 		if (ref)
 			rc = policy_run(volt, 1, wl, pv, NULL, &vns, &st);
 		if (rc == 0)
 			rc = policy_run(p, workers, wl, pv, NULL, &ns, &st);
+		r[n].speed_after = noise_speed_ns(place);
 		r[n].c2c_after = noise_c2c_ns(place, 2);
 		scale[n] = ref && vns ? ref->run_ns_per_poll * (double)ref->polls / (double)vns : 1;
 		r[n].ns = (double)ns * scale[n];

@@ -95,11 +95,14 @@ struct calibrate_fit {
 	uint32_t runs;			/* runs made */
 	uint32_t kept;			/* of them in the regime (0: none probed, all used) */
 	double c2c_lo, c2c_hi;		/* the kept runs' probes; 0: not probed */
+	double speed_lo, speed_hi;	/* the kept runs' compute probes; 0: none made */
 };
 
 /* A 2-worker run and the round trips probed around it (NAN: not probed). */
 struct calibrate_probed_run {
 	double ns, c2c_before, c2c_after;
+	/* The compute probes around it (noise_speed_ns); 0 or NAN: not made. */
+	double speed_before, speed_after;
 };
 
 /*
@@ -109,8 +112,9 @@ struct calibrate_probed_run {
  * run is; else of those in the most populous regime (of the bands
  * centred on each run whose two probes agree, the one holding the most
  * runs; a tie, the one with the faster median). fit->run_ns, kept, c2c_lo
- * and c2c_hi set; with no probed run, the median of all and kept 0. 0 or
- * -ENOMEM.
+ * and c2c_hi set, and speed_lo..speed_hi to the range of the kept runs'
+ * compute probes (0 if none was made); with no probed run, the median of
+ * all and kept 0 (and the compute probes of all). 0 or -ENOMEM.
  */
 int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double prefer_lo,
 			    double prefer_hi, struct calibrate_fit *fit);
@@ -148,6 +152,8 @@ struct calibration {
 					 * 2-worker fits change some afterwards) */
 	double regime_lo, regime_hi;	/* the round trips (ns) of the calibration's threads
 					 * runs' regime: the first chosen (0: none yet) */
+	double speed_lo, speed_hi;	/* the compute probes (ns) of the work fits' kept
+					 * runs, over every workload (0: none made) */
 	bool lock_fitted;		/* lock_transfer is the fit, not the measurement */
 	struct calibrate_fit contended_fit;	/* contended, on volt's 2-worker run */
 	struct calibrate_fit lock_fit;	/* lock_transfer, on the lock policy's */

@@ -322,14 +322,14 @@ static void fitted_figures_reproduce_their_runs(void)
 static void fit_targets_one_regime(void)
 {
 	const struct calibrate_probed_run r[] = {
-		{ 200e6, 65, 71 },	/* 70 ns */
-		{ 180e6, 410, 400 },	/* 400 ns */
-		{ 185e6, 70, 405 },	/* moved during the run */
-		{ 196e6, 69, 66 },	/* 70 ns */
-		{ 170e6, 29, 30 },	/* 30 ns, the fastest of all */
-		{ 235e6, 80, 74 },	/* 70 ns */
-		{ 190e6, 380, 74 },	/* moved */
-		{ 175e6, 420, 395 },	/* 400 ns */
+		{ 200e6, 65, 71, 0, 0 },	/* 70 ns */
+		{ 180e6, 410, 400, 0, 0 },	/* 400 ns */
+		{ 185e6, 70, 405, 0, 0 },	/* moved during the run */
+		{ 196e6, 69, 66, 0, 0 },	/* 70 ns */
+		{ 170e6, 29, 30, 0, 0 },	/* 30 ns, the fastest of all */
+		{ 235e6, 80, 74, 0, 0 },	/* 70 ns */
+		{ 190e6, 380, 74, 0, 0 },	/* moved */
+		{ 175e6, 420, 395, 0, 0 },	/* 400 ns */
 	};
 	struct calibrate_fit f;
 	ASSERT_EQ(calibrate_select_regime(r, 8, 0, 0, &f), 0);
@@ -345,17 +345,31 @@ static void fit_targets_one_regime(void)
 	ASSERT_EQ(f.kept, 3);
 	ASSERT(f.run_ns == 200e6);
 	/* A tie between regimes: the one with the faster median. */
-	const struct calibrate_probed_run tie[] = { { 330e6, 400, 410 }, { 320e6, 70, 72 },
-						    { 300e6, 395, 412 }, { 340e6, 66, 71 } };
+	const struct calibrate_probed_run tie[] = { { 330e6, 400, 410, 0, 0 }, { 320e6, 70, 72, 0, 0 },
+						    { 300e6, 395, 412, 0, 0 }, { 340e6, 66, 71, 0, 0 } };
 	ASSERT_EQ(calibrate_select_regime(tie, 4, 0, 0, &f), 0);
 	ASSERT_EQ(f.kept, 2);
 	ASSERT(f.run_ns == 315e6 && f.c2c_lo == 395 && f.c2c_hi == 412);
 	/* Nothing probed (one CPU): the median of all, no regime. */
-	const struct calibrate_probed_run none[] = { { 5e6, NAN, NAN }, { 4e6, NAN, NAN },
-						     { 9e6, NAN, NAN } };
+	const struct calibrate_probed_run none[] = { { 5e6, NAN, NAN, 0, 0 }, { 4e6, NAN, NAN, 0, 0 },
+						     { 9e6, NAN, NAN, 0, 0 } };
 	ASSERT_EQ(calibrate_select_regime(none, 3, 0, 0, &f), 0);
 	ASSERT_EQ(f.kept, 0);
 	ASSERT(f.run_ns == 5e6 && f.c2c_lo == 0 && f.c2c_hi == 0);
+	ASSERT(f.speed_lo == 0 && f.speed_hi == 0);
+	/* The compute probes: the range of the kept runs' only (the runs of
+	 * the other regime and one whose probe was not made left out). */
+	const struct calibrate_probed_run sp[] = { { 200e6, 65, 71, 4017, 4030 },
+						   { 180e6, 410, 400, 6500, 6100 },
+						   { 196e6, 69, 66, 4012, 5900 },
+						   { 210e6, 70, 72, NAN, 4020 } };
+	ASSERT_EQ(calibrate_select_regime(sp, 4, 0, 0, &f), 0);
+	ASSERT_EQ(f.kept, 3);
+	ASSERT(f.speed_lo == 4012 && f.speed_hi == 5900);
+	const struct calibrate_probed_run sp1[] = { { 5e6, NAN, NAN, 4100, 4000 },
+						    { 4e6, NAN, NAN, 0, 6000 } };
+	ASSERT_EQ(calibrate_select_regime(sp1, 2, 0, 0, &f), 0);
+	ASSERT(f.speed_lo == 4000 && f.speed_hi == 6000);
 }
 
 int main(void)
