@@ -1301,8 +1301,9 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 		fprintf(f, "# threads runs taken in the round-trip regime %.1f..%.1f ns (probed before "
 			   "and after each)\n", cal->regime_lo, cal->regime_hi);
 	if (cal->speed_hi > 0)
-		fprintf(f, "# compute probe of the work fits' runs %.0f..%.0f ns (a recursive fib(17) "
-			   "on CPU 0, before and after each)\n", cal->speed_lo, cal->speed_hi);
+		fprintf(f, "# threads runs taken at the compute speed %.0f..%.0f ns (a recursive "
+			   "fib(17) on CPU 0, timed before and after each)\n", cal->speed_lo,
+			cal->speed_hi);
 	fprintf(f, "# steals and wakes measured %s\n"
 		   "# each figure is the median over %u passes, each the median of %u repetitions;\n"
 		   "# after it: its meaning, the default, the measured figure and its range\n",
@@ -1549,7 +1550,6 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 	nowork.work = 0;
 	nowork.nwork = 0;
 	cal->nwork = 0;
-	cal->speed_lo = cal->speed_hi = 0;
 	for (uint32_t i = 0; i < nspec && i < CALIBRATE_WORKLOADS && rc == 0; i++) {
 		struct calibrate_work *cw = &cal->work[cal->nwork];
 		const struct workload *wl = workload_find(spec[i].workload);
@@ -1593,11 +1593,6 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 		cw->run_ns_per_poll = rf.run_ns / polls;
 		cw->mech_ns_per_poll = (double)sim_ns / polls;
 		cw->ns = fmax(cw->run_ns_per_poll - cw->mech_ns_per_poll, 0);
-		if (rf.speed_hi > 0) {
-			cal->speed_lo = cal->speed_hi > 0 ? fmin(cal->speed_lo, rf.speed_lo)
-							  : rf.speed_lo;
-			cal->speed_hi = fmax(cal->speed_hi, rf.speed_hi);
-		}
 		say(&c, "work.%s (%s): %.1f ns per poll (median of %u of %u 1-worker runs in the "
 		    "regime %.0f..%.0f ns, compute probe %.0f..%.0f ns, %.1f ns per poll; the sim "
 		    "without work %.1f; sequential %.1f ns per task)", cw->workload,
@@ -1622,6 +1617,17 @@ static bool in_band(const struct calibrate_probed_run *r, double lo, double hi)
 	       b <= CALIBRATE_REGIME_RATIO * hi;
 }
 
+/* Were both of a run's compute probes within CALIBRATE_SPEED_RATIO of the
+ * band slo..shi? Yes for any run if shi is 0 (no band), and for a run whose
+ * probes were not made. */
+static bool in_speed(const struct calibrate_probed_run *r, double slo, double shi)
+{
+	double a = fmin(r->speed_before, r->speed_after), b = fmax(r->speed_before, r->speed_after);
+	if (shi <= 0 || !(isfinite(a) && a > 0))
+		return true;
+	return a * CALIBRATE_SPEED_RATIO >= slo && b <= CALIBRATE_SPEED_RATIO * shi;
+}
+
 /* Widen the range lo..hi (hi 0: empty) to hold the compute probes a and b
  * where they were made. */
 static void speed_range(double *lo, double *hi, double a, double b)
@@ -1634,19 +1640,19 @@ static void speed_range(double *lo, double *hi, double a, double b)
 		}
 }
 
-/* The runs in the band lo..hi: the median of their makespans into
- * fit->run_ns, their number into kept, their probes' range into
- * c2c_lo..c2c_hi and speed_lo..speed_hi; returns the sum of their
- * makespans. `v` holds n. */
+/* The runs in the band lo..hi and the compute band slo..shi: the median of
+ * their makespans into fit->run_ns, their number into kept, their probes'
+ * range into c2c_lo..c2c_hi and speed_lo..speed_hi; returns the sum of
+ * their makespans. `v` holds n. */
 static double select_band(const struct calibrate_probed_run *r, uint32_t n, double lo, double hi,
-			  double *v, struct calibrate_fit *fit)
+			  double slo, double shi, double *v, struct calibrate_fit *fit)
 {
 	double sum = 0;
 	fit->kept = 0;
 	fit->run_ns = fit->c2c_lo = INFINITY;
 	fit->c2c_hi = fit->speed_lo = fit->speed_hi = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		if (!in_band(&r[i], lo, hi))
+		if (!in_band(&r[i], lo, hi) || !in_speed(&r[i], slo, shi))
 			continue;
 		speed_range(&fit->speed_lo, &fit->speed_hi, r[i].speed_before, r[i].speed_after);
 		v[fit->kept++] = r[i].ns;
@@ -1660,8 +1666,9 @@ static double select_band(const struct calibrate_probed_run *r, uint32_t n, doub
 }
 
 /* The most populous regime: of the bands centred on each run whose two
- * probes agree (within the ratio), the one holding the most runs (a tie:
- * the one with the faster median). */
+ * probes agree (within the ratio), and whose two compute probes agree
+ * (within theirs) where they were made, the one holding the most runs (a
+ * tie: the one with the faster median). */
 static double select_populous(const struct calibrate_probed_run *r, uint32_t n, double *v,
 			      struct calibrate_fit *fit)
 {
@@ -1672,9 +1679,16 @@ static double select_populous(const struct calibrate_probed_run *r, uint32_t n, 
 		double b = fmax(r[i].c2c_before, r[i].c2c_after);
 		if (!(isfinite(a) && isfinite(b) && a > 0 && b <= CALIBRATE_REGIME_RATIO * a))
 			continue;
+		double sa = fmin(r[i].speed_before, r[i].speed_after);
+		double sb = fmax(r[i].speed_before, r[i].speed_after), smid = 0;
+		if (isfinite(sa) && sa > 0) {
+			if (!(isfinite(sb) && sb <= CALIBRATE_SPEED_RATIO * sa))
+				continue;
+			smid = sqrt(sa * sb);
+		}
 		double mid = sqrt(a * b);
 		struct calibrate_fit in;
-		double s = select_band(r, n, mid, mid, v, &in);
+		double s = select_band(r, n, mid, mid, smid, smid, v, &in);
 		if (in.kept > fit->kept || (in.kept == fit->kept && in.run_ns < fit->run_ns)) {
 			*fit = in;
 			sum = s;
@@ -1684,14 +1698,15 @@ static double select_populous(const struct calibrate_probed_run *r, uint32_t n, 
 }
 
 int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double prefer_lo,
-			    double prefer_hi, struct calibrate_fit *fit)
+			    double prefer_hi, double prefer_slo, double prefer_shi,
+			    struct calibrate_fit *fit)
 {
 	double *v = malloc((n ? n : 1) * sizeof *v);
 	if (!v)
 		return -ENOMEM;
 	fit->kept = 0;
 	if (prefer_hi > 0)
-		select_band(r, n, prefer_lo, prefer_hi, v, fit);
+		select_band(r, n, prefer_lo, prefer_hi, prefer_slo, prefer_shi, v, fit);
 	if (fit->kept == 0)
 		select_populous(r, n, v, fit);
 	if (fit->kept == 0) {	/* nothing probed: the median of all */
@@ -1731,6 +1746,7 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 		       uint32_t cap, const struct calibrate_work *ref, struct calibrate_fit *fit)
 {
 	const double prefer_lo = cal->regime_lo, prefer_hi = cal->regime_hi;
+	const double prefer_slo = cal->speed_lo, prefer_shi = cal->speed_hi;
 	const struct policy *volt = policy_find("volt");
 	struct calibrate_probed_run *r = calloc(cap, sizeof *r);
 	double *v = calloc(cap, sizeof *v), *scale = calloc(cap, sizeof *scale);
@@ -1764,8 +1780,9 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 		if (rc || n == cap)
 			break;
 		struct calibrate_fit in;
-		double sum = prefer_hi > 0 ? select_band(r, n, prefer_lo, prefer_hi, v, &in) :
-					     select_populous(r, n, v, &in);
+		double sum = prefer_hi > 0 ? select_band(r, n, prefer_lo, prefer_hi, prefer_slo,
+							 prefer_shi, v, &in)
+					   : select_populous(r, n, v, &in);
 		if (!isfinite(r[n - 1].c2c_before)) {	/* no probe on this machine */
 			in.kept = n;
 			sum = all;
@@ -1774,7 +1791,7 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 			break;
 	}
 	if (rc == 0)
-		rc = calibrate_select_regime(r, n, prefer_lo, prefer_hi, fit);
+		rc = calibrate_select_regime(r, n, prefer_lo, prefer_hi, prefer_slo, prefer_shi, fit);
 	fit->runs = n;
 	fit->scale = n ? median(scale, n) : 1;
 	if (rc == 0 && fit->kept < reps)
@@ -1783,6 +1800,8 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 	if (rc == 0 && cal->regime_hi == 0 && fit->kept) {
 		cal->regime_lo = fit->c2c_lo;
 		cal->regime_hi = fit->c2c_hi;
+		cal->speed_lo = fit->speed_lo;
+		cal->speed_hi = fit->speed_hi;
 	}
 	free(r);
 	free(v);

@@ -84,6 +84,15 @@ struct calibrate_work_spec {
  * compares the sim with threads trials made in it.
  */
 #define CALIBRATE_REGIME_RATIO 1.5
+/*
+ * The same for the host's compute speed, which on this machine takes
+ * about two values 1.5 times apart and moves between them within a
+ * second, unseen by the round trip (docs/measuring.md): a compute probe
+ * (noise_speed_ns) before and after each run, and a run is in the regime
+ * when both of its probes also lie within CALIBRATE_SPEED_RATIO of the
+ * regime's compute band (any run, where no probe was made).
+ */
+#define CALIBRATE_SPEED_RATIO 1.1
 struct calibrate_fit {
 	bool fitted;
 	const char *policy;
@@ -107,17 +116,21 @@ struct calibrate_probed_run {
 
 /*
  * The fit's target among `n` runs: the median of those in the band prefer_lo ..
- * prefer_hi (an earlier fit's regime; a run is in a band when both its
- * probes are within CALIBRATE_REGIME_RATIO of it) if prefer_hi > 0 and a
- * run is; else of those in the most populous regime (of the bands
- * centred on each run whose two probes agree, the one holding the most
- * runs; a tie, the one with the faster median). fit->run_ns, kept, c2c_lo
+ * prefer_hi and the compute band prefer_slo .. prefer_shi (an earlier fit's
+ * regime; a run is in a band when both its probes are within
+ * CALIBRATE_REGIME_RATIO of it, and in the compute band when both its
+ * compute probes are within CALIBRATE_SPEED_RATIO of it or none was made
+ * or prefer_shi is 0) if prefer_hi > 0 and a run is; else of those in the
+ * most populous regime (of the bands centred on each run whose two probes
+ * agree, and whose compute probes agree where made, the one holding the
+ * most runs; a tie, the one with the faster median). fit->run_ns, kept, c2c_lo
  * and c2c_hi set, and speed_lo..speed_hi to the range of the kept runs'
  * compute probes (0 if none was made); with no probed run, the median of
  * all and kept 0 (and the compute probes of all). 0 or -ENOMEM.
  */
 int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double prefer_lo,
-			    double prefer_hi, struct calibrate_fit *fit);
+			    double prefer_hi, double prefer_slo, double prefer_shi,
+			    struct calibrate_fit *fit);
 
 struct calibrate_policy {
 	const char *policy;
@@ -152,8 +165,8 @@ struct calibration {
 					 * 2-worker fits change some afterwards) */
 	double regime_lo, regime_hi;	/* the round trips (ns) of the calibration's threads
 					 * runs' regime: the first chosen (0: none yet) */
-	double speed_lo, speed_hi;	/* the compute probes (ns) of the work fits' kept
-					 * runs, over every workload (0: none made) */
+	double speed_lo, speed_hi;	/* the compute probes (ns) of the regime's first
+					 * chosen runs (0: none made) */
 	bool lock_fitted;		/* lock_transfer is the fit, not the measurement */
 	struct calibrate_fit contended_fit;	/* contended, on volt's 2-worker run */
 	struct calibrate_fit lock_fit;	/* lock_transfer, on the lock policy's */

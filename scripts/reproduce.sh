@@ -801,11 +801,11 @@ rg=$(grep -o 'round-trip regime [0-9.]*\.\.[0-9.]* ns' "$D/costs.txt" |
 	      if (r[2] + 0 > hi) hi = r[2] + 0}
 	     END {if (hi > 0) printf "%.1f..%.1f", lo / 1.5, hi * 1.5}')
 [ -n "$rg" ] && band=(--c2c-band "$rg")
-# ... and at the compute speed the work fits' runs were made at (--speed-band): this host
+# ... and at the compute speed the calibration's runs were taken at (--speed-band): this host
 # computes at about two speeds 1.5 times apart and moves between them within a second, which
-# the round trip does not see (docs/measuring.md). The range of the compute probes the file
-# names, widened by 1.1 either way.
-sp=$(sed -n 's/.*compute probe of the work fits. runs \([0-9.]*\)\.\.\([0-9.]*\) ns.*/\1 \2/p' \
+# the round trip does not see (docs/measuring.md). The range the file names, widened by
+# CALIBRATE_SPEED_RATIO (1.1) either way.
+sp=$(sed -n 's/.*taken at the compute speed \([0-9.]*\)\.\.\([0-9.]*\) ns.*/\1 \2/p' \
 	"$D/costs.txt" | awk 'NR == 1 && $2 > 0 {printf "%.0f..%.0f", $1 / 1.1, $2 * 1.1}')
 [ -n "$sp" ] && band+=(--speed-band "$sp")
 # The 2-worker cells first, fib, nqueens, UTS and sort leading: the cells docs/sim.md holds

@@ -332,44 +332,65 @@ static void fit_targets_one_regime(void)
 		{ 175e6, 420, 395, 0, 0 },	/* 400 ns */
 	};
 	struct calibrate_fit f;
-	ASSERT_EQ(calibrate_select_regime(r, 8, 0, 0, &f), 0);
+	ASSERT_EQ(calibrate_select_regime(r, 8, 0, 0, 0, 0, &f), 0);
 	ASSERT_EQ(f.kept, 3);
 	ASSERT(f.run_ns == 200e6);	/* the median of 196, 200 and 235 */
 	ASSERT(f.c2c_lo == 65 && f.c2c_hi == 80);
 	/* An earlier fit's regime decides while a run shares it... */
-	ASSERT_EQ(calibrate_select_regime(r, 8, 395, 420, &f), 0);
+	ASSERT_EQ(calibrate_select_regime(r, 8, 395, 420, 0, 0, &f), 0);
 	ASSERT_EQ(f.kept, 2);
 	ASSERT(f.run_ns == 177.5e6 && f.c2c_lo == 395 && f.c2c_hi == 420);
 	/* ...and when none does, the most populous again. */
-	ASSERT_EQ(calibrate_select_regime(r, 8, 5, 6, &f), 0);
+	ASSERT_EQ(calibrate_select_regime(r, 8, 5, 6, 0, 0, &f), 0);
 	ASSERT_EQ(f.kept, 3);
 	ASSERT(f.run_ns == 200e6);
 	/* A tie between regimes: the one with the faster median. */
 	const struct calibrate_probed_run tie[] = { { 330e6, 400, 410, 0, 0 }, { 320e6, 70, 72, 0, 0 },
 						    { 300e6, 395, 412, 0, 0 }, { 340e6, 66, 71, 0, 0 } };
-	ASSERT_EQ(calibrate_select_regime(tie, 4, 0, 0, &f), 0);
+	ASSERT_EQ(calibrate_select_regime(tie, 4, 0, 0, 0, 0, &f), 0);
 	ASSERT_EQ(f.kept, 2);
 	ASSERT(f.run_ns == 315e6 && f.c2c_lo == 395 && f.c2c_hi == 412);
 	/* Nothing probed (one CPU): the median of all, no regime. */
 	const struct calibrate_probed_run none[] = { { 5e6, NAN, NAN, 0, 0 }, { 4e6, NAN, NAN, 0, 0 },
 						     { 9e6, NAN, NAN, 0, 0 } };
-	ASSERT_EQ(calibrate_select_regime(none, 3, 0, 0, &f), 0);
+	ASSERT_EQ(calibrate_select_regime(none, 3, 0, 0, 0, 0, &f), 0);
 	ASSERT_EQ(f.kept, 0);
 	ASSERT(f.run_ns == 5e6 && f.c2c_lo == 0 && f.c2c_hi == 0);
 	ASSERT(f.speed_lo == 0 && f.speed_hi == 0);
-	/* The compute probes: the range of the kept runs' only (the runs of
-	 * the other regime and one whose probe was not made left out). */
+	/* The compute probes: the range of the kept runs' only (not those of
+	 * the other round-trip regime, nor of a run whose speed moved during
+	 * it; a probe that was not made counts for nothing). */
 	const struct calibrate_probed_run sp[] = { { 200e6, 65, 71, 4017, 4030 },
 						   { 180e6, 410, 400, 6500, 6100 },
 						   { 196e6, 69, 66, 4012, 5900 },
-						   { 210e6, 70, 72, NAN, 4020 } };
-	ASSERT_EQ(calibrate_select_regime(sp, 4, 0, 0, &f), 0);
-	ASSERT_EQ(f.kept, 3);
-	ASSERT(f.speed_lo == 4012 && f.speed_hi == 5900);
+						   { 210e6, 70, 72, NAN, 4040 } };
+	ASSERT_EQ(calibrate_select_regime(sp, 4, 0, 0, 0, 0, &f), 0);
+	ASSERT_EQ(f.kept, 2);
+	ASSERT(f.run_ns == 205e6 && f.speed_lo == 4017 && f.speed_hi == 4040);
 	const struct calibrate_probed_run sp1[] = { { 5e6, NAN, NAN, 4100, 4000 },
 						    { 4e6, NAN, NAN, 0, 6000 } };
-	ASSERT_EQ(calibrate_select_regime(sp1, 2, 0, 0, &f), 0);
+	ASSERT_EQ(calibrate_select_regime(sp1, 2, 0, 0, 0, 0, &f), 0);
 	ASSERT(f.speed_lo == 4000 && f.speed_hi == 6000);
+	/* The regime is one compute speed too: of the runs in one round-trip
+	 * regime, those at the more populous speed (6,000 ns: three against
+	 * two), never one whose speed moved during it; an earlier fit's speed
+	 * decides while a run shares it. */
+	const struct calibrate_probed_run two[] = { { 200e6, 70, 72, 4017, 4020 },
+						    { 300e6, 71, 70, 6000, 6100 },
+						    { 290e6, 69, 73, 6200, 5900 },
+						    { 205e6, 72, 70, 4015, 4018 },
+						    { 250e6, 70, 71, 4017, 6050 },
+						    { 310e6, 68, 70, 5950, 6150 } };
+	ASSERT_EQ(calibrate_select_regime(two, 6, 0, 0, 0, 0, &f), 0);
+	ASSERT_EQ(f.kept, 3);
+	ASSERT(f.run_ns == 300e6 && f.speed_lo == 5900 && f.speed_hi == 6200);
+	ASSERT_EQ(calibrate_select_regime(two, 6, 68, 73, 4015, 4020, &f), 0);
+	ASSERT_EQ(f.kept, 2);
+	ASSERT(f.run_ns == 202.5e6 && f.speed_lo == 4015 && f.speed_hi == 4020);
+	/* No run at the preferred speed: the most populous again. */
+	ASSERT_EQ(calibrate_select_regime(two, 6, 68, 73, 9000, 9100, &f), 0);
+	ASSERT_EQ(f.kept, 3);
+	ASSERT(f.run_ns == 300e6);
 }
 
 int main(void)
