@@ -1766,12 +1766,12 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 		struct worker_stats st;
 		uint64_t ns = 0, vns = 0;
 		r[n].c2c_before = noise_c2c_ns(place, 2);
-		r[n].speed_before = noise_speed_ns(place);
+		r[n].speed_before = noise_speed_ns(place, workers);
 		if (ref)
 			rc = policy_run(volt, 1, wl, pv, NULL, &vns, &st);
 		if (rc == 0)
 			rc = policy_run(p, workers, wl, pv, NULL, &ns, &st);
-		r[n].speed_after = noise_speed_ns(place);
+		r[n].speed_after = noise_speed_ns(place, workers);
 		r[n].c2c_after = noise_c2c_ns(place, 2);
 		scale[n] = ref && vns ? ref->run_ns_per_poll * (double)ref->polls / (double)vns : 1;
 		r[n].ns = (double)ns * scale[n];

@@ -338,7 +338,7 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		}
 		rt->noise = wn;
 		out->noise.c2c_before_ns = noise_c2c_ns(cfg->cpus, cfg->workers);
-		out->noise.speed_before_ns = noise_speed_ns(cfg->cpus);
+		out->noise.speed_before_ns = noise_speed_ns(cfg->cpus, cfg->workers);
 		/* --c2c-band, --speed-band: wait a little for the round trip and
 		 * the compute probe to come into their bands before starting
 		 * (this machine's regimes can change from one trial to the
@@ -353,7 +353,7 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 			struct timespec pause = { 0, (long)NOISE_BAND_WAIT_NS };
 			nanosleep(&pause, NULL);
 			out->noise.c2c_before_ns = noise_c2c_ns(cfg->cpus, cfg->workers);
-			out->noise.speed_before_ns = noise_speed_ns(cfg->cpus);
+			out->noise.speed_before_ns = noise_speed_ns(cfg->cpus, cfg->workers);
 		}
 		band_spent_ns += cfg->c2c_hi > 0 || cfg->speed_hi > 0 ? mono_ns() - w0 : 0;
 		steal0 = noise_host_steal_ns();
@@ -362,7 +362,7 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 	rc = e->ops->run(e, rt, start_cb, &ctx);
 	if (rc == 0 && out->noise.measured) {
 		out->noise.steal_ns = noise_host_steal_ns() - steal0;
-		out->noise.speed_after_ns = noise_speed_ns(cfg->cpus);
+		out->noise.speed_after_ns = noise_speed_ns(cfg->cpus, cfg->workers);
 		out->noise.c2c_after_ns = noise_c2c_ns(cfg->cpus, cfg->workers);
 		for (uint32_t i = 0; i < cfg->workers; i++) {
 			out->noise.switches[i] = wn[i].switches;

@@ -82,15 +82,14 @@ static uint64_t probe_clock_ns(void)
 
 static int cmp_dbl(const void *a, const void *b);
 
-double noise_speed_ns(const int32_t *cpus)
+/* The probe on one CPU: the median of NOISE_SPEED_REPS timings; NAN if
+ * the thread cannot run there. */
+static double speed_on(int cpu)
 {
 	volatile uint32_t n = NOISE_SPEED_N;
 	volatile uint64_t sink;
 	double t[NOISE_SPEED_REPS];
-	int cpu = cpus && cpus[0] >= 0 ? cpus[0] : 0;
-	cpu_set_t old, set;
-	if (pthread_getaffinity_np(pthread_self(), sizeof old, &old) != 0)
-		return NAN;
+	cpu_set_t set;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
@@ -101,9 +100,30 @@ double noise_speed_ns(const int32_t *cpus)
 		t[i] = (double)(probe_clock_ns() - t0);
 	}
 	(void)sink;
-	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
 	qsort(t, NOISE_SPEED_REPS, sizeof t[0], cmp_dbl);
 	return t[NOISE_SPEED_REPS / 2];
+}
+
+double noise_speed_ns(const int32_t *cpus, uint32_t workers)
+{
+	cpu_set_t old;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double slowest = 0;
+	if (pthread_getaffinity_np(pthread_self(), sizeof old, &old) != 0)
+		return NAN;
+	for (uint32_t k = 0; k < workers && k < 2; k++) {
+		int cpu = cpus && cpus[k] >= 0 ? cpus[k] : (int)k;
+		if (cpu >= ncpu && !cpus)
+			break;	/* one CPU: the first worker's probe only */
+		double ns = speed_on(cpu);
+		if (!isfinite(ns)) {
+			slowest = NAN;
+			break;
+		}
+		slowest = fmax(slowest, ns);
+	}
+	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	return slowest > 0 ? slowest : NAN;
 }
 
 uint32_t noise_flags(const struct trial_noise *n, uint32_t workers, uint64_t makespan_ns,

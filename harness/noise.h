@@ -73,10 +73,11 @@ double noise_host_steal_ns(void);
 double noise_c2c_ns(const int32_t *cpus, uint32_t workers);
 
 /* The compute probe: the median time of a plain recursive fib(17) on the
- * CPU worker 0 runs on (cpus NULL: CPU 0), in ns; NAN if that CPU cannot
- * be used. This machine's compute speed moves by 1.5 times within a
- * second (docs/measuring.md), and the round-trip probe does not see it. */
-double noise_speed_ns(const int32_t *cpus);
+ * CPU each of the first two workers runs on (cpus NULL: CPUs 0 and 1), in
+ * ns, the slower of the two; NAN if a CPU cannot be used. This machine's
+ * compute speed moves by 1.5 times within a second (docs/measuring.md),
+ * CPU by CPU, and the round-trip probe does not see it. */
+double noise_speed_ns(const int32_t *cpus, uint32_t workers);
 
 /* The thresholds crossed by a trial of `workers` workers lasting
  * makespan_ns on a machine of ncpus online CPUs. */

@@ -257,7 +257,7 @@ elif kind == "sim-vs-threads":
     import re
     TOL = {"central-queue": 0.35, "static-partition": 0.35}
     tol = lambda p: TOL.get(p, 0.20)
-    cal_c2c, cal_params, fit_regime = None, {}, None
+    cal_c2c, cal_params, fit_regime, fit_speed = None, {}, None, None
     for d in dirs:
         f = os.path.join(os.path.dirname(os.path.abspath(d)), "costs.txt")
         if os.path.exists(f):
@@ -270,6 +270,10 @@ elif kind == "sim-vs-threads":
                   re.findall(r"round-trip regime ([0-9.]+)\.\.([0-9.]+) ns", text)]
             if rg:
                 fit_regime = (min(a for a, _ in rg), max(b for _, b in rg))
+            # ... and the compute speed (the compute probes' range) they were taken at.
+            sp = re.search(r"taken at the compute speed ([0-9.]+)\.\.([0-9.]+) ns", text)
+            if sp:
+                fit_speed = (float(sp.group(1)), float(sp.group(2)))
             # work.NAME = ns  # PARAM=VALUE; ...: the size the work was measured at.
             for m in re.finditer(r"^work\.(\S+)\s*=\s*\d+\s*#\s*(\w+)=([^;]+);", text, re.M):
                 cal_params[m.group(1)] = (m.group(2), m.group(3).strip())
@@ -291,18 +295,25 @@ elif kind == "sim-vs-threads":
     per = lambda r, c: r.counter(c) / max(1, len(r.trials))
     fmt = lambda v: "%g" % v if isinstance(v, (int, float)) else str(v)
     RATIO = 1.5     # harness/calibrate.h CALIBRATE_REGIME_RATIO
+    SPEED_RATIO = 1.1   # harness/calibrate.h CALIBRATE_SPEED_RATIO
 
     def in_regime(trial):
+        # Both round trips within the ratio of the calibration's regime, and both compute
+        # probes within theirs of its speed (where the file names one and the trial has them).
         n = trial.get("noise") or {}
         c = [n.get("c2c_before_ns"), n.get("c2c_after_ns")]
-        return all(isinstance(x, (int, float)) and x > 0 for x in c) and \
+        s = [n.get("speed_before_ns"), n.get("speed_after_ns")]
+        speed = not fit_speed or not all(isinstance(x, (int, float)) and x > 0 for x in s) or \
+            (min(s) * SPEED_RATIO >= fit_speed[0] and max(s) <= SPEED_RATIO * fit_speed[1])
+        return speed and all(isinstance(x, (int, float)) and x > 0 for x in c) and \
             min(c) * RATIO >= fit_regime[0] and max(c) <= RATIO * fit_regime[1]
 
     def chosen(r):
         # The trials a cell's figure is the median of: those whose round trips before and
         # after lie in the regime the calibration's runs were taken in (within the ratio of
-        # its range): a trial in another regime ran on what is, here, another machine (a
-        # slow regime slows a 1-worker run too). Fewer than 2 such: all of them.
+        # its range), and their compute probes at its speed: a trial in another regime or at
+        # another speed ran on what is, here, another machine (a slow regime slows a
+        # 1-worker run too). Fewer than 2 such: all of them.
         if not fit_regime or r.engine != "threads":
             return r.trials
         sel = [x for x in r.trials if in_regime(x)]
@@ -340,11 +351,16 @@ elif kind == "sim-vs-threads":
         if fit_regime:
             k = len([x for x in t.trials if in_regime(x)])
             if k < 2:
+                sr = n.get("speed_range_ns")
                 out.append("%d of %d threads trials in the calibration's round-trip regime "
-                           "(%.0f..%.0f ns; the round trip %.0f..%.0f ns in the threads runs): "
+                           "(%.0f..%.0f ns; the round trip %.0f..%.0f ns in the threads runs)%s: "
                            "the median is of all of them" % (
                                k, len(t.trials), fit_regime[0], fit_regime[1],
-                               reg["min"] if reg else 0, reg["max"] if reg else 0))
+                               reg["min"] if reg else 0, reg["max"] if reg else 0,
+                               " and at its compute speed (%.0f..%.0f ns; %.0f..%.0f ns in the "
+                               "threads runs)" % (fit_speed + ((sr["min"], sr["max"]) if sr
+                                                               else (0, 0)))
+                               if fit_speed else ""))
         elif reg and cal_c2c and (max(reg["max"], max(cal_c2c)) > 1.5 * min(reg["min"], min(cal_c2c))):
             out.append("round trip %.0f..%.0f ns in the threads runs, %.0f/%.0f ns at the "
                        "calibration" % (reg["min"], reg["max"], cal_c2c[0], cal_c2c[1]))
@@ -459,9 +475,12 @@ elif kind == "sim-vs-threads":
           "open-loop: p50 and p99 both)%s%s." % (within, total,
           "; the calibration's round trip %.0f ns before, %.0f ns after" % cal_c2c
           if cal_c2c else "",
-          "; its threads runs were taken in the round-trip regime %.0f..%.0f ns, and a "
+          "; its threads runs were taken in the round-trip regime %.0f..%.0f ns%s, and a "
           "threads cell is the median of its trials in that regime (round trips before and "
-          "after within %g times its range)" % (fit_regime[0], fit_regime[1], RATIO)
+          "after within %g times its range%s)" % (
+              fit_regime[0], fit_regime[1],
+              " at the compute speed %.0f..%.0f ns" % fit_speed if fit_speed else "", RATIO,
+              ", compute probes within %g times of its speed" % SPEED_RATIO if fit_speed else "")
           if fit_regime else ""))
     if anchored[1]:
         print()
