@@ -1302,7 +1302,7 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 			   "and after each)\n", cal->regime_lo, cal->regime_hi);
 	if (cal->speed_hi > 0)
 		fprintf(f, "# threads runs taken at the compute speed %.0f..%.0f ns (a recursive "
-			   "fib(17) on CPU 0, timed before and after each)\n", cal->speed_lo,
+			   "fib(17) on the run's CPUs, timed before and after each)\n", cal->speed_lo,
 			cal->speed_hi);
 	fprintf(f, "# steals and wakes measured %s\n"
 		   "# each figure is the median over %u passes, each the median of %u repetitions;\n"

@@ -143,9 +143,9 @@ static const struct opt opts[] = {
 	  "10 s of a process goes to this" },
 	{ "speed-band", OPT_SPEED_BAND, true, false, "LO..HI",
 	  "threads: keep the trials at one compute speed, as --c2c-band keeps them in one "
-	  "round-trip regime: the compute probe (a recursive fib(17) on worker 0's CPU, "
-	  "median of 9, in ns) before and after each trial must lie in [LO, HI], with the "
-	  "same waits and re-runs (the two share the 10 s)" },
+	  "round-trip regime: the compute probe (a recursive fib(17), median of 9, in ns, "
+	  "on each of the first two workers' CPUs, the slower) before and after each trial "
+	  "must lie in [LO, HI], with the same waits and re-runs (the two share the 10 s)" },
 	{ "pin", OPT_PIN, true, false, "none|compact|scatter|list:CPU,...",
 	  "threads: pin worker i to a CPU of the machine's topology (hwloc): compact fills "
 	  "physical cores before SMT siblings, scatter spreads over packages and L3 domains, "
