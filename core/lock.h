@@ -7,13 +7,21 @@
  *   1  held, nobody waiting
  *   2  held, and somebody may be waiting in the kernel
  *
- * Lock: CAS 0 -> 1; if that fails, swap in 2 and sleep on the word while
- * the swap returns non-zero. Unlock: swap in 0; if the old value was 2,
- * wake one sleeper. Like glibc's default mutex it does not spin and is not
- * fair; unlike it, the uncontended pair costs a few instructions instead
- * of a call each way through the pthread layer, which at one lock per task
- * (central-queue) or per schedule (go's wakep) was a large part of the
- * per-task cost.
+ * Lock: CAS 0 -> 1; if that fails, spin a little (up to HLOCK_SPIN reads
+ * while the word is 1) and take it as uncontended if it came free, else
+ * swap in 2 and sleep on the word while the swap returns non-zero, spinning
+ * again after each wake-up. Unlock: swap in 0; if the old value was 2,
+ * wake one sleeper. It is the mutex of the runtimes the policies model:
+ * Rust std's futex mutex (library/std/src/sys/sync/mutex/futex.rs, under
+ * tokio's inject queue) spins 100 rounds before it sleeps, Go's runtime
+ * lock (runtime/lock_futex.go, `lock2`, under sched.lock) 4 rounds of 30
+ * pauses and a yield. Without the spin, every taking that met the other
+ * worker's went to the kernel: central-queue's fib(30) on 2 workers made
+ * about a million futex calls per run and spent as long in the kernel as
+ * in its own code. Not fair; the uncontended pair costs a few
+ * instructions instead of a call each way through the pthread layer,
+ * which at one lock per task (central-queue) or per schedule (go's wakep)
+ * was a large part of the per-task cost.
  */
 #ifndef HARNESS_CORE_LOCK_H
 #define HARNESS_CORE_LOCK_H
@@ -24,6 +32,10 @@
 struct hlock {
 	_Atomic uint32_t v;
 };
+
+/* Reads of a held word before sleeping (Rust std's figure; a pause each,
+ * a few microseconds in all on current x86). */
+#define HLOCK_SPIN 100
 
 #define HLOCK_INIT { 0 }
 
