@@ -237,6 +237,16 @@ static uint64_t thread_switches(void)
 	return getrusage(RUSAGE_THREAD, &ru) == 0 ? (uint64_t)ru.ru_nivcsw : 0;
 }
 
+/* The calling thread's system time so far: what the kernel spent on its
+ * behalf (futex calls of the lock and of parking, page faults). */
+static uint64_t thread_kernel_ns(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return 0;
+	return (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000;
+}
+
 static void *worker_main(void *argp)
 {
 	struct thread_arg *arg = argp;
@@ -249,6 +259,7 @@ static void *worker_main(void *argp)
 	/* The thread lives for this run only: its counters start here. */
 	struct worker_noise *noise = te->rt->noise ? &te->rt->noise[arg->id] : NULL;
 	uint64_t switches0 = noise ? thread_switches() : 0;
+	uint64_t kernel0 = noise ? thread_kernel_ns() : 0;
 	int64_t migrations0 = noise ? thread_migrations() : -1;
 	pthread_barrier_wait(&te->barrier);
 	for (;;) {
@@ -263,6 +274,7 @@ static void *worker_main(void *argp)
 		/* Read by the harness thread after pthread_join, which orders it. */
 		int64_t m = thread_migrations();
 		noise->switches = thread_switches() - switches0;
+		noise->kernel_ns = thread_kernel_ns() - kernel0;
 		noise->migrations = m >= 0 && migrations0 >= 0 ? m - migrations0 : -1;
 		noise->stolen_ns = te->parkers[arg->id].stolen_ns;
 	}

@@ -109,6 +109,7 @@ struct worker_noise {
 	uint64_t switches;		/* involuntary context switches (getrusage) */
 	int64_t migrations;		/* se.nr_migrations, -1 if the kernel does not say */
 	uint64_t stolen_ns;		/* overruns of spin computes: time the OS took */
+	uint64_t kernel_ns;		/* system time of the thread (getrusage) */
 };
 
 /* rt->finished */

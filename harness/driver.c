@@ -368,6 +368,7 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 			out->noise.switches[i] = wn[i].switches;
 			out->noise.migrations[i] = wn[i].migrations;
 			out->noise.stolen_ns[i] = wn[i].stolen_ns;
+			out->noise.kernel_ns[i] = wn[i].kernel_ns;
 		}
 		out->noise.flags = noise_flags(&out->noise, cfg->workers, rt->end_ns - rt->start_ns,
 					       sysconf(_SC_NPROCESSORS_ONLN)) |

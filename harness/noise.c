@@ -20,9 +20,10 @@ int noise_alloc(struct trial_noise *n, uint32_t workers)
 	n->switches = calloc(workers, sizeof *n->switches);
 	n->migrations = calloc(workers, sizeof *n->migrations);
 	n->stolen_ns = calloc(workers, sizeof *n->stolen_ns);
+	n->kernel_ns = calloc(workers, sizeof *n->kernel_ns);
 	n->steal_ns = n->c2c_before_ns = n->c2c_after_ns = NAN;
 	n->speed_before_ns = n->speed_after_ns = NAN;
-	return n->switches && n->migrations && n->stolen_ns ? 0 : -ENOMEM;
+	return n->switches && n->migrations && n->stolen_ns && n->kernel_ns ? 0 : -ENOMEM;
 }
 
 void noise_free(struct trial_noise *n)
@@ -30,9 +31,11 @@ void noise_free(struct trial_noise *n)
 	free(n->switches);
 	free(n->migrations);
 	free(n->stolen_ns);
+	free(n->kernel_ns);
 	n->switches = NULL;
 	n->migrations = NULL;
 	n->stolen_ns = NULL;
+	n->kernel_ns = NULL;
 }
 
 /* The `cpu` line of /proc/stat: user nice system idle iowait irq softirq

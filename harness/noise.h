@@ -54,6 +54,7 @@ struct trial_noise {
 	uint64_t *switches;		/* [workers] involuntary context switches */
 	int64_t *migrations;		/* [workers], -1 if the kernel does not say */
 	uint64_t *stolen_ns;		/* [workers] OS time inside spin computes */
+	uint64_t *kernel_ns;		/* [workers] system time of the worker thread */
 	double steal_ns;		/* host steal over the trial, NAN if unknown */
 	double c2c_before_ns, c2c_after_ns;	/* NAN if not probed */
 	double speed_before_ns, speed_after_ns;	/* the compute probe; NAN if not made */

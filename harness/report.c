@@ -636,13 +636,14 @@ static json_t *trial_noise_json(const struct run_config *cfg, const struct trial
 	if (!n->measured)
 		return json_null();
 	json_t *o = json_object(), *sw = json_array(), *mg = json_array(), *st = json_array();
-	json_t *why = json_array();
-	int rc = o && sw && mg && st && why ? 0 : -ENOMEM;
+	json_t *why = json_array(), *kn = json_array();
+	int rc = o && sw && mg && st && why && kn ? 0 : -ENOMEM;
 	for (uint32_t i = 0; i < cfg->workers && rc == 0; i++) {
 		rc |= push(sw, jint(n->switches[i]));
 		rc |= push(mg, n->migrations[i] >= 0 ? jint((uint64_t)n->migrations[i])
 						     : json_null());
 		rc |= push(st, jint(n->stolen_ns[i]));
+		rc |= push(kn, jint(n->kernel_ns[i]));
 	}
 	for (uint32_t b = 0; b < NOISE_NFLAGS && rc == 0; b++)
 		if (n->flags & (1u << b))
@@ -652,6 +653,7 @@ static json_t *trial_noise_json(const struct run_config *cfg, const struct trial
 		json_decref(mg);
 		json_decref(st);
 		json_decref(why);
+		json_decref(kn);
 		return done(o, rc);
 	}
 	rc |= put(o, "flagged", json_boolean(n->flags != 0));
@@ -660,6 +662,7 @@ static json_t *trial_noise_json(const struct run_config *cfg, const struct trial
 	rc |= put(o, "involuntary_switches", sw);
 	rc |= put(o, "migrations", mg);
 	rc |= put(o, "os_stolen_ns", st);
+	rc |= put(o, "kernel_ns", kn);
 	rc |= put(o, "host_steal_ns", jreal(n->steal_ns));
 	rc |= put(o, "c2c_before_ns", jreal(n->c2c_before_ns));
 	rc |= put(o, "c2c_after_ns", jreal(n->c2c_after_ns));

@@ -367,6 +367,15 @@ elif kind == "sim-vs-threads":
         st, ss = per(t, "steals"), per(s, "steals")
         if max(st, ss) >= 10 and max(st, ss) > 2 * max(1, min(st, ss)):
             out.append("steals per trial %s threads, %s sim" % (sig(st), sig(ss)))
+        # The workers' system time over workers x makespan, the median over the cell's trials:
+        # the kernel's work on their behalf (the lock's futex calls, parking), none of which
+        # the sim charges.
+        kt = [sum(x["noise"]["kernel_ns"]) / (len(x["noise"]["kernel_ns"]) * x["makespan_ns"])
+              for x in chosen(t) if (x.get("noise") or {}).get("kernel_ns") and x["makespan_ns"]]
+        if kt and hl.median(kt) >= 0.05:
+            out.append("the threads workers spent %.0f%% of their time in the kernel (the "
+                       "lock's futex calls, parking), which the sim does not charge" %
+                       (100 * hl.median(kt)))
         pt, ps = per(t, "parks"), per(s, "parks")
         if max(pt, ps) >= 5 and max(pt, ps) > 2 * max(1, min(pt, ps)):
             out.append("parks per trial %s threads, %s sim (each a futex round trip: park "

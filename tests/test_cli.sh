@@ -167,6 +167,8 @@ d = json.load(open(sys.argv[1]))
 n, t = d["noise"], d["trials"][0]["noise"]
 assert n["speed_band_ns"] == {"lo": 1, "hi": 2}, n["speed_band_ns"]
 assert t["speed_before_ns"] > 2 and t["speed_after_ns"] > 2, t
+k = t["kernel_ns"]
+assert len(k) == 1 and isinstance(k[0], int) and k[0] >= 0, t
 r = n["speed_range_ns"]
 assert r["min"] == min(t["speed_before_ns"], t["speed_after_ns"]), (r, t)
 assert r["max"] == max(t["speed_before_ns"], t["speed_after_ns"]), (r, t)

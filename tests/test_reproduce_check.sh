@@ -195,6 +195,23 @@ row=$(grep '^| fib | 2 | volt |' "$tmp/out")
 	fail "the cell is not the median of the trials in the regime: $row"
 grep -q "threads runs were taken in the round-trip regime 62..70 ns" "$tmp/out" ||
 	fail "the summary does not give the fits' regime"
+# ... and at the calibration's compute speed, where the file names one: of the three trials in
+# the regime (100, 110, 120 ms), the one whose compute probes lie within 1.1 times of
+# 4,000..4,100 ns and the one without probes; not the third, which ended at 6,090 ns.
+cp "$tmp/reg/costs.txt" "$tmp/reg/costs.plain"
+echo "# threads runs taken at the compute speed 4000..4100 ns (a recursive fib(17) on the run's CPUs, timed before and after each)" >>"$tmp/reg/costs.txt"
+edit "$tmp/reg/raw/fib-threads-2w.json" "
+for t, s in zip(d['trials'], [(None, None), (6000, 6100), (4020, 4030), (4000, 4000), (4000, 6090),
+                              (4000, 4000), (4000, 4000)]):
+    t['noise']['speed_before_ns'], t['noise']['speed_after_ns'] = s"
+(cd "$here" && scripts/reproduce.sh --table sim-vs-threads "$tmp/reg/raw") >"$tmp/out" 2>&1 ||
+	fail "--table sim-vs-threads: exit $?"
+row=$(grep '^| fib | 2 | volt |' "$tmp/out")
+[[ $row = *"| 105 "*"| 110 "*"| 1.05 "*"within 20% | 2 of 7 |"* ]] ||
+	fail "the cell is not the median of the trials at the calibration's speed: $row"
+grep -q "round-trip regime 62..70 ns at the compute speed 4000..4100 ns" "$tmp/out" ||
+	fail "the summary does not give the fits' compute speed"
+mv "$tmp/reg/costs.plain" "$tmp/reg/costs.txt"
 
 # Anchored: the cell's sim / threads (1.00) over volt's 1-worker sim (50 ms) / its threads
 # anchor run made beside the cell (100 ms, in the regime): 2.00, a miss; without the anchor
@@ -230,6 +247,22 @@ grep -q "^- fib, 2 workers, volt: makespan sim / threads 0.50\..*; anchored 1.00
 	"$tmp/out" || fail "a miss within anchored is not named so: $(grep '^- ' "$tmp/out")"
 grep -q "^| volt | 0 of 1 | 1 of 1 |$" "$tmp/out" ||
 	fail "the per-policy count is not 0 within, 1 of 1 anchored: $(grep '^| volt |' "$tmp/out")"
+# The workers' kernel time names a miss when it is 5% of their time or more (the median over
+# the cell's trials), not below: 30% of 2 workers x each trial's makespan, then 1%.
+kernel() {
+	edit "$tmp/reg/raw/fib-threads-2w.json" "
+for t in d['trials']:
+    t['noise']['kernel_ns'] = [int($1 * t['makespan_ns'])] * 2"
+}
+kernel 0.30
+(cd "$here" && scripts/reproduce.sh --table sim-vs-threads "$tmp/reg/raw") >"$tmp/out" 2>&1 ||
+	fail "--table sim-vs-threads: exit $?"
+grep -q "^- fib, 2 workers, volt: .*the threads workers spent 30% of their time in the kernel" \
+	"$tmp/out" || fail "the kernel time is not named: $(grep '^- ' "$tmp/out")"
+kernel 0.01
+(cd "$here" && scripts/reproduce.sh --table sim-vs-threads "$tmp/reg/raw") >"$tmp/out" 2>&1 ||
+	fail "--table sim-vs-threads: exit $?"
+grep -q "of their time in the kernel" "$tmp/out" && fail "1% of kernel time named as a cause"
 edit "$tmp/reg/raw/fib-sim-2w.json" "d['trials'][0]['makespan_ns'] = 110e6"
 # An anchor file that is not volt's 1-worker threads run is refused, in one line.
 cp "$tmp/reg/raw/fib-threads-2w.json" "$tmp/reg/raw/fib-anchor-3w.json"
