@@ -238,7 +238,9 @@ static uint64_t thread_switches(void)
 }
 
 /* The calling thread's system time so far: what the kernel spent on its
- * behalf (futex calls of the lock and of parking, page faults). */
+ * behalf (futex calls of the lock and of parking, page faults); 0 if it
+ * cannot be read. Sampled at the scheduler's tick and apportioned by the
+ * kernel: coarse over a run of a few ms. */
 static uint64_t thread_kernel_ns(void)
 {
 	struct rusage ru;
@@ -274,7 +276,8 @@ static void *worker_main(void *argp)
 		/* Read by the harness thread after pthread_join, which orders it. */
 		int64_t m = thread_migrations();
 		noise->switches = thread_switches() - switches0;
-		noise->kernel_ns = thread_kernel_ns() - kernel0;
+		uint64_t k = thread_kernel_ns();
+		noise->kernel_ns = k > kernel0 ? k - kernel0 : 0;
 		noise->migrations = m >= 0 && migrations0 >= 0 ? m - migrations0 : -1;
 		noise->stolen_ns = te->parkers[arg->id].stolen_ns;
 	}

@@ -5,8 +5,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Wait a little for a holder that nobody waits behind to let go: up to
- * HLOCK_SPIN loads of the word while it reads 1, a pause between them.
+/* Wait a little for a holder that nobody waits behind to let go: loads of
+ * the word while it reads 1, with up to HLOCK_SPIN pauses between them.
  * Returns the last value read. Relaxed: a read to decide whether to try,
  * the CAS or exchange that follows does the acquiring. (Rust std's futex
  * mutex, library/std/src/sys/sync/mutex/futex.rs, `spin`: 100 rounds of
@@ -42,8 +42,12 @@ void hlock_lock_slow(struct hlock *l)
 		/* Mark the lock contended and take it if it came free
 		 * meanwhile (acquire as in hlock_lock); else sleep while it
 		 * stays held and contended. Not written when already 2, to
-		 * leave the line shared with the other waiters. A wake-up
-		 * spins again, then swaps 2 in: other sleepers may remain. */
+		 * leave the line shared with the other waiters. The kernel
+		 * sleeps only if the word still reads 2, which closes the race
+		 * with a release between the read and the sleep (the release's
+		 * exchange to 0 is seen, or its wake finds us asleep). A
+		 * wake-up spins again, then swaps 2 in unless it reads 2 (other
+		 * sleepers may remain, so it takes the lock marked). */
 		if (v != 2 && atomic_exchange_explicit(&l->v, 2, memory_order_acquire) == 0)
 			return;
 		syscall(SYS_futex, (uint32_t *)&l->v, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);

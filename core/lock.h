@@ -11,14 +11,16 @@
  * while the word is 1) and take it as uncontended if it came free, else
  * swap in 2 and sleep on the word while the swap returns non-zero, spinning
  * again after each wake-up. Unlock: swap in 0; if the old value was 2,
- * wake one sleeper. It is the mutex of the runtimes the policies model:
- * Rust std's futex mutex (library/std/src/sys/sync/mutex/futex.rs, under
- * tokio's inject queue) spins 100 rounds before it sleeps, Go's runtime
- * lock (runtime/lock_futex.go, `lock2`, under sched.lock) 4 rounds of 30
- * pauses and a yield. Without the spin, every taking that met the other
- * worker's went to the kernel: central-queue's fib(30) on 2 workers made
- * about a million futex calls per run and spent as long in the kernel as
- * in its own code. Not fair; the uncontended pair costs a few
+ * wake one sleeper. It is Rust std's futex mutex (library/std/src/sys/
+ * sync/mutex/futex.rs, under tokio's inject queue), which spins 100 rounds
+ * before it sleeps; Go's runtime lock under sched.lock (runtime/
+ * lock_futex.go, `lock2`, Linux's before Go 1.24) spins 4 rounds of 30
+ * pauses and yields once (docs/policies.md). Without the spin, every
+ * taking that met the other worker's went to the kernel: central-queue's
+ * fib(30) on 2 workers made 1.2 to 1.6 million futex calls per trial and
+ * spent as long in the kernel as in its own code; with it, 0.5 to 0.8
+ * million (and fib(27)'s workers 2 to 8% of their time in the kernel).
+ * Not fair; the uncontended pair costs a few
  * instructions instead of a call each way through the pthread layer,
  * which at one lock per task (central-queue) or per schedule (go's wakep)
  * was a large part of the per-task cost.
@@ -33,8 +35,9 @@ struct hlock {
 	_Atomic uint32_t v;
 };
 
-/* Reads of a held word before sleeping (Rust std's figure; a pause each,
- * a few microseconds in all on current x86). */
+/* Pauses while the word reads 1 before sleeping (Rust std's figure; what
+ * they add up to depends on the CPU's PAUSE, from well under a microsecond
+ * to a few). */
 #define HLOCK_SPIN 100
 
 #define HLOCK_INIT { 0 }

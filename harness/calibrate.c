@@ -1302,7 +1302,7 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 			   "and after each)\n", cal->regime_lo, cal->regime_hi);
 	if (cal->speed_hi > 0)
 		fprintf(f, "# threads runs taken at the compute speed %.0f..%.0f ns (a recursive "
-			   "fib(17) on the run's CPUs, timed before and after each)\n", cal->speed_lo,
+			   "fib(17) on the two CPUs of the round trip, timed before and after each)\n", cal->speed_lo,
 			cal->speed_hi);
 	fprintf(f, "# steals and wakes measured %s\n"
 		   "# each figure is the median over %u passes, each the median of %u repetitions;\n"
@@ -1617,15 +1617,18 @@ static bool in_band(const struct calibrate_probed_run *r, double lo, double hi)
 	       b <= CALIBRATE_REGIME_RATIO * hi;
 }
 
+static void speed_range(double *lo, double *hi, double a, double b);
+
 /* Were both of a run's compute probes within CALIBRATE_SPEED_RATIO of the
  * band slo..shi? Yes for any run if shi is 0 (no band), and for a run whose
  * probes were not made. */
 static bool in_speed(const struct calibrate_probed_run *r, double slo, double shi)
 {
-	double a = fmin(r->speed_before, r->speed_after), b = fmax(r->speed_before, r->speed_after);
-	if (shi <= 0 || !(isfinite(a) && a > 0))
+	double lo = 0, hi = 0;
+	speed_range(&lo, &hi, r->speed_before, r->speed_after);
+	if (shi <= 0 || hi <= 0)
 		return true;
-	return a * CALIBRATE_SPEED_RATIO >= slo && b <= CALIBRATE_SPEED_RATIO * shi;
+	return lo * CALIBRATE_SPEED_RATIO >= slo && hi <= CALIBRATE_SPEED_RATIO * shi;
 }
 
 /* Widen the range lo..hi (hi 0: empty) to hold the compute probes a and b
@@ -1667,24 +1670,34 @@ static double select_band(const struct calibrate_probed_run *r, uint32_t n, doub
 
 /* The most populous regime: of the bands centred on each run whose two
  * probes agree (within the ratio), and whose two compute probes agree
- * (within theirs) where they were made, the one holding the most runs (a
- * tie: the one with the faster median). */
+ * (within theirs), the one holding the most runs (a tie: the one with the
+ * faster median). A run without compute probes centres a band only when
+ * no run has them (its band would hold every speed); it may still fall in
+ * another's. */
 static double select_populous(const struct calibrate_probed_run *r, uint32_t n, double *v,
 			      struct calibrate_fit *fit)
 {
 	double sum = 0;
+	bool probed = false;
+	for (uint32_t i = 0; i < n; i++) {
+		double lo = 0, hi = 0;
+		speed_range(&lo, &hi, r[i].speed_before, r[i].speed_after);
+		probed |= hi > 0;
+	}
 	fit->kept = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		double a = fmin(r[i].c2c_before, r[i].c2c_after);
 		double b = fmax(r[i].c2c_before, r[i].c2c_after);
 		if (!(isfinite(a) && isfinite(b) && a > 0 && b <= CALIBRATE_REGIME_RATIO * a))
 			continue;
-		double sa = fmin(r[i].speed_before, r[i].speed_after);
-		double sb = fmax(r[i].speed_before, r[i].speed_after), smid = 0;
-		if (isfinite(sa) && sa > 0) {
-			if (!(isfinite(sb) && sb <= CALIBRATE_SPEED_RATIO * sa))
-				continue;
+		double sa = 0, sb = 0, smid = 0;
+		speed_range(&sa, &sb, r[i].speed_before, r[i].speed_after);
+		if (sb > 0) {
+			if (sb > CALIBRATE_SPEED_RATIO * sa)
+				continue;	/* its speed moved during it */
 			smid = sqrt(sa * sb);
+		} else if (probed) {
+			continue;	/* a band at every speed: not where others were probed */
 		}
 		double mid = sqrt(a * b);
 		struct calibrate_fit in;
@@ -1766,12 +1779,12 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 		struct worker_stats st;
 		uint64_t ns = 0, vns = 0;
 		r[n].c2c_before = noise_c2c_ns(place, 2);
-		r[n].speed_before = noise_speed_ns(place, workers);
+		r[n].speed_before = noise_speed_ns(place, 2);
 		if (ref)
 			rc = policy_run(volt, 1, wl, pv, NULL, &vns, &st);
 		if (rc == 0)
 			rc = policy_run(p, workers, wl, pv, NULL, &ns, &st);
-		r[n].speed_after = noise_speed_ns(place, workers);
+		r[n].speed_after = noise_speed_ns(place, 2);
 		r[n].c2c_after = noise_c2c_ns(place, 2);
 		scale[n] = ref && vns ? ref->run_ns_per_poll * (double)ref->polls / (double)vns : 1;
 		r[n].ns = (double)ns * scale[n];

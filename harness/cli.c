@@ -134,7 +134,8 @@ static const struct opt opts[] = {
 	{ "no-baseline", OPT_NO_BASELINE, false, false, NULL, "skip the sequential baseline" },
 	{ "noise", OPT_NOISE, true, false, "report|drop|retry",
 	  "threads: trials flagged noisy (involuntary switches, migrations, OS or host time "
-	  "taken, round trip moved; docs/measuring.md) are reported (default), left out of "
+	  "taken, round trip or compute speed moved; docs/measuring.md) are reported "
+	  "(default), left out of "
 	  "the medians, or run again (up to 2 times each)" },
 	{ "c2c-band", OPT_C2C_BAND, true, false, "LO..HI",
 	  "threads: keep the trials in one core-to-core regime: wait up to 0.5 s before a "
@@ -144,8 +145,9 @@ static const struct opt opts[] = {
 	{ "speed-band", OPT_SPEED_BAND, true, false, "LO..HI",
 	  "threads: keep the trials at one compute speed, as --c2c-band keeps them in one "
 	  "round-trip regime: the compute probe (a recursive fib(17), median of 9, in ns, "
-	  "on each of the first two workers' CPUs, the slower) before and after each trial "
-	  "must lie in [LO, HI], with the same waits and re-runs (the two share the 10 s)" },
+	  "on each of the two CPUs the round trip is probed between, the slower) before and "
+	  "after each trial must lie in [LO, HI], with the same waits and re-runs (the two "
+	  "share the 10 s)" },
 	{ "pin", OPT_PIN, true, false, "none|compact|scatter|list:CPU,...",
 	  "threads: pin worker i to a CPU of the machine's topology (hwloc): compact fills "
 	  "physical cores before SMT siblings, scatter spreads over packages and L3 domains, "

@@ -109,23 +109,33 @@ static double speed_on(int cpu)
 
 double noise_speed_ns(const int32_t *cpus, uint32_t workers)
 {
+	static bool warned;
 	cpu_set_t old;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int cpu[2] = { 0, 1 };
+	int n = sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 1 : 2;
 	double slowest = 0;
+	if (cpus && workers >= 2 && cpus[0] >= 0 && cpus[1] >= 0 && cpus[0] != cpus[1]) {
+		cpu[0] = cpus[0];
+		cpu[1] = cpus[1];
+	}
 	if (pthread_getaffinity_np(pthread_self(), sizeof old, &old) != 0)
 		return NAN;
-	for (uint32_t k = 0; k < workers && k < 2; k++) {
-		int cpu = cpus && cpus[k] >= 0 ? cpus[k] : (int)k;
-		if (cpu >= ncpu && !cpus)
-			break;	/* one CPU: the first worker's probe only */
-		double ns = speed_on(cpu);
+	for (int k = 0; k < n; k++) {
+		double ns = speed_on(cpu[k]);
 		if (!isfinite(ns)) {
 			slowest = NAN;
 			break;
 		}
 		slowest = fmax(slowest, ns);
 	}
-	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	/* The harness thread's mask is what the unpinned workers inherit. */
+	if (pthread_setaffinity_np(pthread_self(), sizeof old, &old) != 0) {
+		if (!warned)
+			fprintf(stderr, "harness: cannot restore the CPU affinity after the compute "
+					"probe; unpinned workers may share one CPU\n");
+		warned = true;
+		return NAN;
+	}
 	return slowest > 0 ? slowest : NAN;
 }
 

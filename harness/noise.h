@@ -5,9 +5,10 @@
  * Per trial and per worker: involuntary context switches (the OS took the
  * worker's CPU), migrations (it moved the worker), the time the OS took
  * from spin compute (engine_threads.c measures a spin's overrun); per
- * trial: the host's steal time (a hypervisor ran someone else on our CPUs)
- * and the core-to-core round trip before and after (a short probe). A trial
- * crossing any threshold below is flagged noisy.
+ * trial: the host's steal time (a hypervisor ran someone else on our CPUs),
+ * the core-to-core round trip and the compute speed before and after (short
+ * probes). A trial crossing any threshold below is flagged noisy. Per worker
+ * too, not judged: its thread's system time (kernel_ns).
  */
 #ifndef HARNESS_NOISE_H
 #define HARNESS_NOISE_H
@@ -73,11 +74,14 @@ double noise_host_steal_ns(void);
  * (cpus NULL: CPUs 0 and 1); NAN with fewer than two CPUs. */
 double noise_c2c_ns(const int32_t *cpus, uint32_t workers);
 
-/* The compute probe: the median time of a plain recursive fib(17) on the
- * CPU each of the first two workers runs on (cpus NULL: CPUs 0 and 1), in
- * ns, the slower of the two; NAN if a CPU cannot be used. This machine's
- * compute speed moves by 1.5 times within a second (docs/measuring.md),
- * CPU by CPU, and the round-trip probe does not see it. */
+/* The compute probe: the median time of a plain recursive fib(17) on each
+ * of the two CPUs the round-trip probe uses (workers 0's and 1's, else
+ * CPUs 0 and 1; CPU 0 alone on a one-CPU machine), in ns, the slower of
+ * the two; NAN if a CPU cannot be used. The same two CPUs whatever the
+ * worker count, so that 1- and 2-worker runs are judged alike. This
+ * machine's compute speed moves by 1.5 times within a second
+ * (docs/measuring.md), CPU by CPU, and the round-trip probe does not see
+ * it. */
 double noise_speed_ns(const int32_t *cpus, uint32_t workers);
 
 /* The thresholds crossed by a trial of `workers` workers lasting

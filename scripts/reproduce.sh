@@ -298,12 +298,13 @@ elif kind == "sim-vs-threads":
     SPEED_RATIO = 1.1   # harness/calibrate.h CALIBRATE_SPEED_RATIO
 
     def in_regime(trial):
-        # Both round trips within the ratio of the calibration's regime, and both compute
-        # probes within theirs of its speed (where the file names one and the trial has them).
+        # Both round trips within the ratio of the calibration's regime, and the compute
+        # probes the trial has within theirs of its speed (where the file names one).
         n = trial.get("noise") or {}
         c = [n.get("c2c_before_ns"), n.get("c2c_after_ns")]
-        s = [n.get("speed_before_ns"), n.get("speed_after_ns")]
-        speed = not fit_speed or not all(isinstance(x, (int, float)) and x > 0 for x in s) or \
+        s = [x for x in (n.get("speed_before_ns"), n.get("speed_after_ns"))
+             if isinstance(x, (int, float)) and x > 0]
+        speed = not fit_speed or not s or \
             (min(s) * SPEED_RATIO >= fit_speed[0] and max(s) <= SPEED_RATIO * fit_speed[1])
         return speed and all(isinstance(x, (int, float)) and x > 0 for x in c) and \
             min(c) * RATIO >= fit_regime[0] and max(c) <= RATIO * fit_regime[1]

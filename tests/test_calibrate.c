@@ -391,6 +391,20 @@ static void fit_targets_one_regime(void)
 	ASSERT_EQ(calibrate_select_regime(two, 6, 68, 73, 9000, 9100, &f), 0);
 	ASSERT_EQ(f.kept, 3);
 	ASSERT(f.run_ns == 300e6);
+	/* A run without compute probes belongs to every speed's band but
+	 * centres none (its band would hold both speeds), and a run with one
+	 * probe is judged by that one: two bands of four, 4,015..4,020 ns and
+	 * about 6,050, and the faster median wins the tie. */
+	const struct calibrate_probed_run missing[] = { { 200e6, 70, 72, 4017, 4020 },
+							{ 300e6, 71, 70, 6000, 6100 },
+							{ 290e6, 69, 73, 6200, 5900 },
+							{ 205e6, 72, 70, 4015, 4018 },
+							{ 310e6, 68, 70, 5950, 6150 },
+							{ 330e6, 70, 71, NAN, NAN },
+							{ 210e6, 70, 70, 0, 4016 } };
+	ASSERT_EQ(calibrate_select_regime(missing, 7, 0, 0, 0, 0, &f), 0);
+	ASSERT_EQ(f.kept, 4);
+	ASSERT(f.run_ns == 207.5e6 && f.speed_lo == 4015 && f.speed_hi == 4020);
 }
 
 int main(void)

@@ -138,12 +138,17 @@ static void band(void)
 	noise_free(&n);
 }
 
-/* The compute probe is made: a positive time, the same order at each
- * call (not folded away by the compiler: fib(17) is 5,167 calls, far
- * above 100 ns on any machine this runs on). */
+/* The compute probe is made (not folded away by the compiler: fib(17) is
+ * 5,167 calls, far above 100 ns on any machine this runs on), and leaves
+ * the calling thread's CPU mask as it found it: the unpinned workers
+ * inherit it. */
 static void speed_probe(void)
 {
+	cpu_set_t before, after;
+	ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof before, &before), 0);
 	double a = noise_speed_ns(NULL, 1), b = noise_speed_ns(NULL, 2);
+	ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof after, &after), 0);
+	ASSERT(CPU_EQUAL(&before, &after));
 	ASSERT(isfinite(a) && isfinite(b));
 	ASSERT(a > 100 && b > 100);
 }

@@ -199,7 +199,7 @@ grep -q "threads runs were taken in the round-trip regime 62..70 ns" "$tmp/out" 
 # the regime (100, 110, 120 ms), the one whose compute probes lie within 1.1 times of
 # 4,000..4,100 ns and the one without probes; not the third, which ended at 6,090 ns.
 cp "$tmp/reg/costs.txt" "$tmp/reg/costs.plain"
-echo "# threads runs taken at the compute speed 4000..4100 ns (a recursive fib(17) on the run's CPUs, timed before and after each)" >>"$tmp/reg/costs.txt"
+echo "# threads runs taken at the compute speed 4000..4100 ns (a recursive fib(17) on the two CPUs of the round trip, timed before and after each)" >>"$tmp/reg/costs.txt"
 edit "$tmp/reg/raw/fib-threads-2w.json" "
 for t, s in zip(d['trials'], [(None, None), (6000, 6100), (4020, 4030), (4000, 4000), (4000, 6090),
                               (4000, 4000), (4000, 4000)]):
