@@ -1297,6 +1297,9 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 			   "%.1f ns after\n", cal->c2c_ns, cal->c2c_end_ns);
 	else
 		fprintf(f, "# core-to-core round trip: not measured\n");
+	if (cal->state_kept)
+		fprintf(f, "# the host's common state before the runs: %u of %u probes %.0f ms apart\n",
+			cal->state_kept, CALIBRATE_STATE_SAMPLES, CALIBRATE_STATE_GAP_NS / 1e6);
 	if (cal->regime_hi > 0)
 		fprintf(f, "# threads runs taken in the round-trip regime %.1f..%.1f ns (probed before "
 			   "and after each)\n", cal->regime_lo, cal->regime_hi);
@@ -1533,6 +1536,44 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 		       uint32_t workers, const struct workload *wl, const double *pv, uint32_t reps,
 		       uint32_t cap, const struct calibrate_work *ref, struct calibrate_fit *fit);
 
+/*
+ * The host's common state, before any threads run is taken: the round trip
+ * and the compute probe, CALIBRATE_STATE_SAMPLES times CALIBRATE_STATE_GAP_NS
+ * apart, and the state most of them were in (calibrate_select_regime on the
+ * samples as if each were a run): the regime every fit then keeps to. Left to
+ * the first fit's own runs, the regime was whatever the host was in during
+ * that fraction of a second, now and then one it left for minutes (a
+ * calibration in the 415 ns regime at the fast compute speed, and not a cell
+ * of the part after it in that state).
+ */
+static void host_state(const struct cal *c, struct calibration *cal)
+{
+	struct calibrate_probed_run r[CALIBRATE_STATE_SAMPLES];
+	struct calibrate_fit fit = { 0 };
+	int32_t cpus[2];
+	const int32_t *place = default_cpus(2, cpus);
+	for (uint32_t i = 0; i < CALIBRATE_STATE_SAMPLES; i++) {
+		if (i) {
+			struct timespec gap = { 0, (long)CALIBRATE_STATE_GAP_NS };
+			nanosleep(&gap, NULL);
+		}
+		r[i].ns = 0;
+		r[i].c2c_before = r[i].c2c_after = noise_c2c_ns(place, 2);
+		r[i].speed_before = r[i].speed_after = noise_speed_ns(place, 2);
+	}
+	if (calibrate_select_regime(r, CALIBRATE_STATE_SAMPLES, 0, 0, 0, 0, &fit) != 0 ||
+	    fit.kept == 0)
+		return;		/* nothing probed: each fit's own runs decide */
+	cal->regime_lo = fit.c2c_lo;
+	cal->regime_hi = fit.c2c_hi;
+	cal->speed_lo = fit.speed_lo;
+	cal->speed_hi = fit.speed_hi;
+	cal->state_kept = fit.kept;
+	say(c, "the host's common state: %u of %u probes %.0f ms apart, round trip %.0f..%.0f ns, "
+	    "compute probe %.0f..%.0f ns", fit.kept, CALIBRATE_STATE_SAMPLES,
+	    CALIBRATE_STATE_GAP_NS / 1e6, fit.c2c_lo, fit.c2c_hi, fit.speed_lo, fit.speed_hi);
+}
+
 int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 			   const struct calibrate_work_spec *spec, uint32_t nspec)
 {
@@ -1550,6 +1591,8 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 	nowork.work = 0;
 	nowork.nwork = 0;
 	cal->nwork = 0;
+	if (rc == 0 && cal->regime_hi == 0 && cal->cpus >= 2)
+		host_state(&c, cal);
 	for (uint32_t i = 0; i < nspec && i < CALIBRATE_WORKLOADS && rc == 0; i++) {
 		struct calibrate_work *cw = &cal->work[cal->nwork];
 		const struct workload *wl = workload_find(spec[i].workload);

@@ -93,6 +93,10 @@ struct calibrate_work_spec {
  * regime's compute band (any run, where no probe was made).
  */
 #define CALIBRATE_SPEED_RATIO 1.1
+/* Before its first threads run the calibration probes the host this many
+ * times, this far apart, and keeps to the state most probes were in. */
+#define CALIBRATE_STATE_SAMPLES 60
+#define CALIBRATE_STATE_GAP_NS 40000000ull
 struct calibrate_fit {
 	bool fitted;
 	const char *policy;
@@ -167,6 +171,8 @@ struct calibration {
 					 * runs' regime: the first chosen (0: none yet) */
 	double speed_lo, speed_hi;	/* the compute probes (ns) of the regime's first
 					 * chosen runs (0: none made) */
+	uint32_t state_kept;		/* probes of the host's common state found before
+					 * the runs, which set the regime (0: not probed) */
 	bool lock_fitted;		/* lock_transfer is the fit, not the measurement */
 	struct calibrate_fit contended_fit;	/* contended, on volt's 2-worker run */
 	struct calibrate_fit lock_fit;	/* lock_transfer, on the lock policy's */

@@ -174,8 +174,14 @@ static void work_reproduces_the_run(void)
 	static const struct calibrate_work_spec spec[] = {
 		{ "fib", "n=12" }, { "nqueens", "n=6" }, { "spawn-many", "n=300" },
 	};
+	ASSERT_EQ(cal.regime_hi, 0);
 	ASSERT_EQ(calibrate_workloads_of(&cal, 1, stderr, spec, 3), 0);
 	ASSERT_EQ(cal.nwork, 3);
+	/* Two CPUs: the host's common state was probed first and set the
+	 * regime, both round trip and compute speed. */
+	if (cal.cpus >= 2)
+		ASSERT(cal.state_kept > 0 && cal.regime_hi >= cal.regime_lo && cal.regime_lo > 0 &&
+		       cal.speed_hi >= cal.speed_lo && cal.speed_lo > 0);
 	for (uint32_t i = 0; i < 3; i++) {
 		const struct calibrate_work *cw = &cal.work[i];
 		struct sim_costs c = cal.costs;
