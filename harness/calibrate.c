@@ -1303,10 +1303,11 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 	if (cal->regime_hi > 0)
 		fprintf(f, "# threads runs taken in the round-trip regime %.1f..%.1f ns (probed before "
 			   "and after each)\n", cal->regime_lo, cal->regime_hi);
-	if (cal->speed_hi > 0)
-		fprintf(f, "# threads runs taken at the compute speed %.0f..%.0f ns (a recursive "
-			   "fib(17) on the two CPUs of the round trip, timed before and after each)\n", cal->speed_lo,
-			cal->speed_hi);
+	if (cal->speed_hi[0] > 0 || cal->speed_hi[1] > 0)
+		fprintf(f, "# threads runs taken at the compute speed %.0f..%.0f ns on 1 worker (its "
+			   "CPU), %.0f..%.0f ns on 2 (the slower CPU; a recursive fib(17), timed before "
+			   "and after each)\n", cal->speed_lo[0], cal->speed_hi[0], cal->speed_lo[1],
+			cal->speed_hi[1]);
 	fprintf(f, "# steals and wakes measured %s\n"
 		   "# each figure is the median over %u passes, each the median of %u repetitions;\n"
 		   "# after it: its meaning, the default, the measured figure and its range\n",
@@ -1546,10 +1547,14 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
  * calibration in the 415 ns regime at the fast compute speed, and not a cell
  * of the part after it in that state).
  */
+static bool in_band(const struct calibrate_probed_run *r, double lo, double hi);
+
 static void host_state(const struct cal *c, struct calibration *cal)
 {
-	struct calibrate_probed_run r[CALIBRATE_STATE_SAMPLES];
-	struct calibrate_fit fit = { 0 };
+	/* [0]: the compute probe of a 1-worker run (the first CPU), [1]: of a
+	 * 2-worker run (the slower of both); the round trip the same in both. */
+	struct calibrate_probed_run r[2][CALIBRATE_STATE_SAMPLES];
+	struct calibrate_fit fit[2] = { { 0 }, { 0 } };
 	int32_t cpus[2];
 	const int32_t *place = default_cpus(2, cpus);
 	for (uint32_t i = 0; i < CALIBRATE_STATE_SAMPLES; i++) {
@@ -1557,21 +1562,36 @@ static void host_state(const struct cal *c, struct calibration *cal)
 			struct timespec gap = { 0, (long)CALIBRATE_STATE_GAP_NS };
 			nanosleep(&gap, NULL);
 		}
-		r[i].ns = 0;
-		r[i].c2c_before = r[i].c2c_after = noise_c2c_ns(place, 2);
-		r[i].speed_before = r[i].speed_after = noise_speed_ns(place, 2);
+		double rt = noise_c2c_ns(place, 2);
+		for (uint32_t k = 0; k < 2; k++) {
+			r[k][i].ns = 0;
+			r[k][i].c2c_before = r[k][i].c2c_after = rt;
+			r[k][i].speed_before = r[k][i].speed_after = noise_speed_ns(place, k + 1);
+		}
 	}
-	if (calibrate_select_regime(r, CALIBRATE_STATE_SAMPLES, 0, 0, 0, 0, &fit) != 0 ||
-	    fit.kept == 0)
+	/* The round trip and the 2-worker speed most probes shared; then, of
+	 * the probes in that round trip, the 1-worker speed most shared. */
+	if (calibrate_select_regime(r[1], CALIBRATE_STATE_SAMPLES, 0, 0, 0, 0, &fit[1]) != 0 ||
+	    fit[1].kept == 0)
 		return;		/* nothing probed: each fit's own runs decide */
-	cal->regime_lo = fit.c2c_lo;
-	cal->regime_hi = fit.c2c_hi;
-	cal->speed_lo = fit.speed_lo;
-	cal->speed_hi = fit.speed_hi;
-	cal->state_kept = fit.kept;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < CALIBRATE_STATE_SAMPLES; i++)
+		if (in_band(&r[0][i], fit[1].c2c_lo, fit[1].c2c_hi))
+			r[0][m++] = r[0][i];
+	if (calibrate_select_regime(r[0], m, 0, 0, 0, 0, &fit[0]) != 0)
+		fit[0].kept = 0;
+	cal->regime_lo = fit[1].c2c_lo;
+	cal->regime_hi = fit[1].c2c_hi;
+	for (uint32_t k = 0; k < 2; k++) {
+		cal->speed_lo[k] = fit[k].kept ? fit[k].speed_lo : 0;
+		cal->speed_hi[k] = fit[k].kept ? fit[k].speed_hi : 0;
+	}
+	cal->state_kept = fit[1].kept;
 	say(c, "the host's common state: %u of %u probes %.0f ms apart, round trip %.0f..%.0f ns, "
-	    "compute probe %.0f..%.0f ns", fit.kept, CALIBRATE_STATE_SAMPLES,
-	    CALIBRATE_STATE_GAP_NS / 1e6, fit.c2c_lo, fit.c2c_hi, fit.speed_lo, fit.speed_hi);
+	    "compute probe %.0f..%.0f ns on 2 CPUs (the slower), and of these %u at %.0f..%.0f "
+	    "ns on the first", fit[1].kept, CALIBRATE_STATE_SAMPLES,
+	    CALIBRATE_STATE_GAP_NS / 1e6, fit[1].c2c_lo, fit[1].c2c_hi, fit[1].speed_lo,
+	    fit[1].speed_hi, fit[0].kept, cal->speed_lo[0], cal->speed_hi[0]);
 }
 
 int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
@@ -1802,7 +1822,8 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 		       uint32_t cap, const struct calibrate_work *ref, struct calibrate_fit *fit)
 {
 	const double prefer_lo = cal->regime_lo, prefer_hi = cal->regime_hi;
-	const double prefer_slo = cal->speed_lo, prefer_shi = cal->speed_hi;
+	const int k = workers >= 2;
+	const double prefer_slo = cal->speed_lo[k], prefer_shi = cal->speed_hi[k];
 	const struct policy *volt = policy_find("volt");
 	struct calibrate_probed_run *r = calloc(cap, sizeof *r);
 	double *v = calloc(cap, sizeof *v), *scale = calloc(cap, sizeof *scale);
@@ -1822,12 +1843,12 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 		struct worker_stats st;
 		uint64_t ns = 0, vns = 0;
 		r[n].c2c_before = noise_c2c_ns(place, 2);
-		r[n].speed_before = noise_speed_ns(place, 2);
+		r[n].speed_before = noise_speed_ns(place, workers);
 		if (ref)
 			rc = policy_run(volt, 1, wl, pv, NULL, &vns, &st);
 		if (rc == 0)
 			rc = policy_run(p, workers, wl, pv, NULL, &ns, &st);
-		r[n].speed_after = noise_speed_ns(place, 2);
+		r[n].speed_after = noise_speed_ns(place, workers);
 		r[n].c2c_after = noise_c2c_ns(place, 2);
 		scale[n] = ref && vns ? ref->run_ns_per_poll * (double)ref->polls / (double)vns : 1;
 		r[n].ns = (double)ns * scale[n];
@@ -1856,8 +1877,10 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 	if (rc == 0 && cal->regime_hi == 0 && fit->kept) {
 		cal->regime_lo = fit->c2c_lo;
 		cal->regime_hi = fit->c2c_hi;
-		cal->speed_lo = fit->speed_lo;
-		cal->speed_hi = fit->speed_hi;
+	}
+	if (rc == 0 && cal->speed_hi[k] == 0 && fit->kept) {
+		cal->speed_lo[k] = fit->speed_lo;
+		cal->speed_hi[k] = fit->speed_hi;
 	}
 	free(r);
 	free(v);

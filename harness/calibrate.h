@@ -169,8 +169,11 @@ struct calibration {
 					 * 2-worker fits change some afterwards) */
 	double regime_lo, regime_hi;	/* the round trips (ns) of the calibration's threads
 					 * runs' regime: the first chosen (0: none yet) */
-	double speed_lo, speed_hi;	/* the compute probes (ns) of the regime's first
-					 * chosen runs (0: none made) */
+	/* The regime's compute speed (ns), per worker count: [0] for 1-worker
+	 * runs (their CPU alone), [1] for 2-worker runs (the slower of the
+	 * two): a state where one CPU is slow leaves the other free to be
+	 * either. 0: none found. */
+	double speed_lo[2], speed_hi[2];
 	uint32_t state_kept;		/* probes of the host's common state found before
 					 * the runs, which set the regime (0: not probed) */
 	bool lock_fitted;		/* lock_transfer is the fit, not the measurement */

@@ -145,7 +145,7 @@ static const struct opt opts[] = {
 	{ "speed-band", OPT_SPEED_BAND, true, false, "LO..HI",
 	  "threads: keep the trials at one compute speed, as --c2c-band keeps them in one "
 	  "round-trip regime: the compute probe (a recursive fib(17), median of 9, in ns, "
-	  "on each of the two CPUs the round trip is probed between, the slower) before and "
+	  "on the CPU of each of the first two workers, the slower) before and "
 	  "after each trial must lie in [LO, HI], with the same waits and re-runs (the two "
 	  "share the 10 s)" },
 	{ "pin", OPT_PIN, true, false, "none|compact|scatter|list:CPU,...",

@@ -112,12 +112,12 @@ double noise_speed_ns(const int32_t *cpus, uint32_t workers)
 	static bool warned;
 	cpu_set_t old;
 	int cpu[2] = { 0, 1 };
-	int n = sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 1 : 2;
+	int n = workers < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 1 : 2;
 	double slowest = 0;
-	if (cpus && workers >= 2 && cpus[0] >= 0 && cpus[1] >= 0 && cpus[0] != cpus[1]) {
+	if (cpus && cpus[0] >= 0)
 		cpu[0] = cpus[0];
+	if (cpus && workers >= 2 && cpus[1] >= 0 && cpus[1] != cpu[0])
 		cpu[1] = cpus[1];
-	}
 	if (pthread_getaffinity_np(pthread_self(), sizeof old, &old) != 0)
 		return NAN;
 	for (int k = 0; k < n; k++) {

@@ -74,14 +74,12 @@ double noise_host_steal_ns(void);
  * (cpus NULL: CPUs 0 and 1); NAN with fewer than two CPUs. */
 double noise_c2c_ns(const int32_t *cpus, uint32_t workers);
 
-/* The compute probe: the median time of a plain recursive fib(17) on each
- * of the two CPUs the round-trip probe uses (workers 0's and 1's, else
- * CPUs 0 and 1; CPU 0 alone on a one-CPU machine), in ns, the slower of
- * the two; NAN if a CPU cannot be used. The same two CPUs whatever the
- * worker count, so that 1- and 2-worker runs are judged alike. This
- * machine's compute speed moves by 1.5 times within a second
- * (docs/measuring.md), CPU by CPU, and the round-trip probe does not see
- * it. */
+/* The compute probe: the median time of a plain recursive fib(17) on the
+ * CPU of each of the first two workers (cpus NULL: CPUs 0 and 1; one
+ * worker, or a one-CPU machine: the first alone), in ns, the slower; NAN
+ * if a CPU cannot be used. This machine's compute speed moves by 1.5 times
+ * within a second (docs/measuring.md), CPU by CPU, and the round-trip
+ * probe does not see it: a 1-worker run is judged by its own CPU only. */
 double noise_speed_ns(const int32_t *cpus, uint32_t workers);
 
 /* The thresholds crossed by a trial of `workers` workers lasting

@@ -257,7 +257,7 @@ elif kind == "sim-vs-threads":
     import re
     TOL = {"central-queue": 0.35, "static-partition": 0.35}
     tol = lambda p: TOL.get(p, 0.20)
-    cal_c2c, cal_params, fit_regime, fit_speed = None, {}, None, None
+    cal_c2c, cal_params, fit_regime, fit_speed = None, {}, None, {}
     for d in dirs:
         f = os.path.join(os.path.dirname(os.path.abspath(d)), "costs.txt")
         if os.path.exists(f):
@@ -270,10 +270,13 @@ elif kind == "sim-vs-threads":
                   re.findall(r"round-trip regime ([0-9.]+)\.\.([0-9.]+) ns", text)]
             if rg:
                 fit_regime = (min(a for a, _ in rg), max(b for _, b in rg))
-            # ... and the compute speed (the compute probes' range) they were taken at.
-            sp = re.search(r"taken at the compute speed ([0-9.]+)\.\.([0-9.]+) ns", text)
+            # ... and the compute speed (the compute probes' range) they were taken at, on 1
+            # worker (its CPU) and on 2 (the slower CPU); 0..0: none found.
+            sp = re.search(r"taken at the compute speed ([0-9.]+)\.\.([0-9.]+) ns on 1 worker"
+                           r".*?, ([0-9.]+)\.\.([0-9.]+) ns on 2", text)
             if sp:
-                fit_speed = (float(sp.group(1)), float(sp.group(2)))
+                v = [float(x) for x in sp.groups()]
+                fit_speed = {k + 1: (v[2 * k], v[2 * k + 1]) for k in (0, 1) if v[2 * k + 1] > 0}
             # work.NAME = ns  # PARAM=VALUE; ...: the size the work was measured at.
             for m in re.finditer(r"^work\.(\S+)\s*=\s*\d+\s*#\s*(\w+)=([^;]+);", text, re.M):
                 cal_params[m.group(1)] = (m.group(2), m.group(3).strip())
@@ -297,15 +300,17 @@ elif kind == "sim-vs-threads":
     RATIO = 1.5     # harness/calibrate.h CALIBRATE_REGIME_RATIO
     SPEED_RATIO = 1.1   # harness/calibrate.h CALIBRATE_SPEED_RATIO
 
-    def in_regime(trial):
+    def in_regime(trial, workers):
         # Both round trips within the ratio of the calibration's regime, and the compute
-        # probes the trial has within theirs of its speed (where the file names one).
+        # probes the trial has within theirs of its speed at this worker count (where the
+        # file names one).
         n = trial.get("noise") or {}
         c = [n.get("c2c_before_ns"), n.get("c2c_after_ns")]
         s = [x for x in (n.get("speed_before_ns"), n.get("speed_after_ns"))
              if isinstance(x, (int, float)) and x > 0]
-        speed = not fit_speed or not s or \
-            (min(s) * SPEED_RATIO >= fit_speed[0] and max(s) <= SPEED_RATIO * fit_speed[1])
+        fs = fit_speed.get(min(workers, 2))
+        speed = not fs or not s or \
+            (min(s) * SPEED_RATIO >= fs[0] and max(s) <= SPEED_RATIO * fs[1])
         return speed and all(isinstance(x, (int, float)) and x > 0 for x in c) and \
             min(c) * RATIO >= fit_regime[0] and max(c) <= RATIO * fit_regime[1]
 
@@ -317,7 +322,7 @@ elif kind == "sim-vs-threads":
         # 1-worker run too). Fewer than 2 such: all of them.
         if not fit_regime or r.engine != "threads":
             return r.trials
-        sel = [x for x in r.trials if in_regime(x)]
+        sel = [x for x in r.trials if in_regime(x, r.workers)]
         return sel if len(sel) >= 2 else r.trials
 
     ms = lambda r: hl.median([t["makespan_ns"] for t in chosen(r)])
@@ -350,7 +355,8 @@ elif kind == "sim-vs-threads":
             out.append("%d of %d threads trials flagged noisy" % (n["flagged"], len(t.trials)))
         reg = n.get("c2c_regime_ns")
         if fit_regime:
-            k = len([x for x in t.trials if in_regime(x)])
+            k = len([x for x in t.trials if in_regime(x, t.workers)])
+            fs = fit_speed.get(min(t.workers, 2))
             if k < 2:
                 sr = n.get("speed_range_ns")
                 out.append("%d of %d threads trials in the calibration's round-trip regime "
@@ -359,9 +365,9 @@ elif kind == "sim-vs-threads":
                                k, len(t.trials), fit_regime[0], fit_regime[1],
                                reg["min"] if reg else 0, reg["max"] if reg else 0,
                                " and at its compute speed (%.0f..%.0f ns; %.0f..%.0f ns in the "
-                               "threads runs)" % (fit_speed + ((sr["min"], sr["max"]) if sr
-                                                               else (0, 0)))
-                               if fit_speed else ""))
+                               "threads runs)" % (fs + ((sr["min"], sr["max"]) if sr
+                                                        else (0, 0)))
+                               if fs else ""))
         elif reg and cal_c2c and (max(reg["max"], max(cal_c2c)) > 1.5 * min(reg["min"], min(cal_c2c))):
             out.append("round trip %.0f..%.0f ns in the threads runs, %.0f/%.0f ns at the "
                        "calibration" % (reg["min"], reg["max"], cal_c2c[0], cal_c2c[1]))
@@ -489,7 +495,10 @@ elif kind == "sim-vs-threads":
           "threads cell is the median of its trials in that regime (round trips before and "
           "after within %g times its range%s)" % (
               fit_regime[0], fit_regime[1],
-              " at the compute speed %.0f..%.0f ns" % fit_speed if fit_speed else "", RATIO,
+              " at the compute speed " + ", ".join(
+                  "%.0f..%.0f ns on %d worker%s" % (fit_speed[k] + (k, "s" if k > 1 else ""))
+                  for k in sorted(fit_speed)) if fit_speed else "",
+              RATIO,
               ", compute probes within %g times of its speed" % SPEED_RATIO if fit_speed else "")
           if fit_regime else ""))
     if anchored[1]:
@@ -830,13 +839,18 @@ rg=$(grep -o 'round-trip regime [0-9.]*\.\.[0-9.]* ns' "$D/costs.txt" |
 	      if (r[2] + 0 > hi) hi = r[2] + 0}
 	     END {if (hi > 0) printf "%.1f..%.1f", lo / 1.5, hi * 1.5}')
 [ -n "$rg" ] && band=(--c2c-band "$rg")
-# ... and at the compute speed the calibration's runs were taken at (--speed-band): this host
-# computes at about two speeds 1.5 times apart and moves between them within a second, which
-# the round trip does not see (docs/measuring.md). The range the file names, widened by
-# CALIBRATE_SPEED_RATIO (1.1) either way.
-sp=$(sed -n 's/.*taken at the compute speed \([0-9.]*\)\.\.\([0-9.]*\) ns.*/\1 \2/p' \
-	"$D/costs.txt" | awk 'NR == 1 && $2 > 0 {printf "%.0f..%.0f", $1 / 1.1, $2 * 1.1}')
-[ -n "$sp" ] && band+=(--speed-band "$sp")
+# ... and at the compute speed the calibration's runs were taken at (--speed-band), on 1
+# worker (its CPU) and on 2 (the slower CPU): this host computes at about two speeds 1.5
+# times apart, CPU by CPU, and moves between them within a second, which the round trip does
+# not see (docs/measuring.md). The ranges the file names, widened by CALIBRATE_SPEED_RATIO
+# (1.1) either way.
+speed=("" "" "")
+sp=$(sed -n 's/.*taken at the compute speed \([0-9.]*\)\.\.\([0-9.]*\) ns on 1 worker.*, \([0-9.]*\)\.\.\([0-9.]*\) ns on 2.*/\1 \2 \3 \4/p' \
+	"$D/costs.txt" | head -1)
+for k in 1 2; do
+	[ -n "$sp" ] && speed[k]=$(echo "$sp" | awk -v k="$k" '$(2 * k) > 0 {
+		printf "--speed-band %.0f..%.0f", $(2 * k - 1) / 1.1, $(2 * k) * 1.1}')
+done
 # The 2-worker cells first, fib, nqueens, UTS and sort leading: the cells docs/sim.md holds
 # the model to come within a minute or two of the calibration, before the host's speed, which
 # moves by a third over minutes, has gone far from the one the calibration fitted.
@@ -851,13 +865,17 @@ for nw in 2 1; do
 		if want 5 threads; then
 			trials=$vt
 			((nw > 1)) && trials=$vt2
+			# shellcheck disable=SC2086 # ${speed[n]}: the option and its value, or nothing
 			run "$D" "$H" --policy=all "${args[@]}" --workers "$nw" --trials "$trials" --warmup 1 \
-				"${band[@]}" --no-baseline --quiet --json "$D/raw/$name-threads-${nw}w.json"
+				"${band[@]}" ${speed[nw]} --no-baseline --quiet \
+				--json "$D/raw/$name-threads-${nw}w.json"
 			# The anchor: volt's 1-worker run of the workload right after, the machine's
 			# speed beside these cells (for 1 worker, volt's own cell in the run above).
 			if ((nw > 1)) && [[ $wl != open-loop* ]]; then
+				# shellcheck disable=SC2086
 				run "$D" "$H" --policy=volt "${args[@]}" --workers 1 --trials "$vt" --warmup 1 \
-					"${band[@]}" --no-baseline --quiet --json "$D/raw/$name-anchor-${nw}w.json"
+					"${band[@]}" ${speed[1]} --no-baseline --quiet \
+					--json "$D/raw/$name-anchor-${nw}w.json"
 			fi
 		fi
 		# The sim is deterministic for a seed: one trial is its figure.

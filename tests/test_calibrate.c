@@ -181,7 +181,8 @@ static void work_reproduces_the_run(void)
 	 * regime, both round trip and compute speed. */
 	if (cal.cpus >= 2)
 		ASSERT(cal.state_kept > 0 && cal.regime_hi >= cal.regime_lo && cal.regime_lo > 0 &&
-		       cal.speed_hi >= cal.speed_lo && cal.speed_lo > 0);
+		       cal.speed_hi[0] >= cal.speed_lo[0] && cal.speed_lo[0] > 0 &&
+		       cal.speed_hi[1] >= cal.speed_lo[1] && cal.speed_lo[1] > 0);
 	for (uint32_t i = 0; i < 3; i++) {
 		const struct calibrate_work *cw = &cal.work[i];
 		struct sim_costs c = cal.costs;
