@@ -179,24 +179,23 @@ bool noise_c2c_in_band(double ns, double lo, double hi)
 	return hi <= 0 || !isfinite(ns) || (ns >= lo && ns <= hi);
 }
 
-uint32_t noise_band_flag(const struct trial_noise *n, double lo, double hi)
+/* `flag` if a measured trial's probe before or after lies outside [lo, hi]. */
+static uint32_t outside(const struct trial_noise *n, double before, double after, double lo,
+			double hi, uint32_t flag)
 {
 	if (!n->measured)
 		return 0;
-	return noise_c2c_in_band(n->c2c_before_ns, lo, hi) &&
-		       noise_c2c_in_band(n->c2c_after_ns, lo, hi)
-		       ? 0
-		       : NOISE_C2C_BAND;
+	return noise_c2c_in_band(before, lo, hi) && noise_c2c_in_band(after, lo, hi) ? 0 : flag;
+}
+
+uint32_t noise_band_flag(const struct trial_noise *n, double lo, double hi)
+{
+	return outside(n, n->c2c_before_ns, n->c2c_after_ns, lo, hi, NOISE_C2C_BAND);
 }
 
 uint32_t noise_speed_band_flag(const struct trial_noise *n, double lo, double hi)
 {
-	if (!n->measured)
-		return 0;
-	return noise_c2c_in_band(n->speed_before_ns, lo, hi) &&
-		       noise_c2c_in_band(n->speed_after_ns, lo, hi)
-		       ? 0
-		       : NOISE_SPEED_BAND;
+	return outside(n, n->speed_before_ns, n->speed_after_ns, lo, hi, NOISE_SPEED_BAND);
 }
 
 const char *noise_flag_text(enum noise_flag f)
