@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "clock.h"
 
 #define BATCH 100
 
@@ -26,13 +27,6 @@ static int pin(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* The responder turns every odd value into the next even one. */

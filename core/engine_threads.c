@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "engine.h"
 #include "runtime.h"
 
@@ -62,13 +63,6 @@ struct thread_arg {
 static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
 {
 	return syscall(SYS_futex, (uint32_t *)uaddr, op, val, ts, NULL, 0);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /*

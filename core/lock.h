@@ -20,10 +20,10 @@
  * fib(30) on 2 workers made 1.2 to 1.6 million futex calls per trial and
  * spent as long in the kernel as in its own code; with it, 0.5 to 0.8
  * million (and fib(27)'s workers 2 to 8% of their time in the kernel).
- * Not fair; the uncontended pair costs a few
- * instructions instead of a call each way through the pthread layer,
- * which at one lock per task (central-queue) or per schedule (go's wakep)
- * was a large part of the per-task cost.
+ * Not fair; the uncontended pair costs a few instructions instead of a
+ * call each way through the pthread layer, which at one lock per task
+ * (central-queue) or per schedule (go's wakep) was a large part of the
+ * per-task cost.
  */
 #ifndef HARNESS_CORE_LOCK_H
 #define HARNESS_CORE_LOCK_H

@@ -1537,6 +1537,8 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 		       uint32_t workers, const struct workload *wl, const double *pv, uint32_t reps,
 		       uint32_t cap, const struct calibrate_work *ref, struct calibrate_fit *fit);
 
+static bool in_band(const struct calibrate_probed_run *r, double lo, double hi);
+
 /*
  * The host's common state, before any threads run is taken: the round trip
  * and the compute probe, CALIBRATE_STATE_SAMPLES times CALIBRATE_STATE_GAP_NS
@@ -1547,8 +1549,6 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
  * calibration in the 415 ns regime at the fast compute speed, and not a cell
  * of the part after it in that state).
  */
-static bool in_band(const struct calibrate_probed_run *r, double lo, double hi);
-
 static void host_state(const struct cal *c, struct calibration *cal)
 {
 	/* [0]: the compute probe of a 1-worker run (the first CPU), [1]: of a
@@ -1680,7 +1680,17 @@ static bool in_band(const struct calibrate_probed_run *r, double lo, double hi)
 	       b <= CALIBRATE_REGIME_RATIO * hi;
 }
 
-static void speed_range(double *lo, double *hi, double a, double b);
+/* Widen the range lo..hi (hi 0: empty) to hold the compute probes a and b
+ * where they were made. */
+static void speed_range(double *lo, double *hi, double a, double b)
+{
+	double p[2] = { a, b };
+	for (int k = 0; k < 2; k++)
+		if (isfinite(p[k]) && p[k] > 0) {
+			*lo = *hi > 0 ? fmin(*lo, p[k]) : p[k];
+			*hi = fmax(*hi, p[k]);
+		}
+}
 
 /* Were both of a run's compute probes within CALIBRATE_SPEED_RATIO of the
  * band slo..shi? Yes for any run if shi is 0 (no band), and for a run whose
@@ -1692,18 +1702,6 @@ static bool in_speed(const struct calibrate_probed_run *r, double slo, double sh
 	if (shi <= 0 || hi <= 0)
 		return true;
 	return lo * CALIBRATE_SPEED_RATIO >= slo && hi <= CALIBRATE_SPEED_RATIO * shi;
-}
-
-/* Widen the range lo..hi (hi 0: empty) to hold the compute probes a and b
- * where they were made. */
-static void speed_range(double *lo, double *hi, double a, double b)
-{
-	double p[2] = { a, b };
-	for (int k = 0; k < 2; k++)
-		if (isfinite(p[k]) && p[k] > 0) {
-			*lo = *hi > 0 ? fmin(*lo, p[k]) : p[k];
-			*hi = fmax(*hi, p[k]);
-		}
 }
 
 /* The runs in the band lo..hi and the compute band slo..shi: the median of

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/engine.h"
 #include "core/rng.h"
 #include "core/runtime.h"
@@ -43,13 +44,6 @@ static int fail(int rc, char *err, size_t len, const char *fmt, ...)
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
 	return rc;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* --c2c-band: the wall time this process has spent waiting for the band and
@@ -761,6 +755,15 @@ static void percentile_intervals(struct run_result *res)
 	free(b);
 }
 
+/* Widen min..max (NAN: empty) to hold the probe v, if it was made. */
+static void widen(double *min, double *max, double v)
+{
+	if (!isfinite(v))
+		return;
+	*min = isfinite(*min) ? fmin(*min, v) : v;
+	*max = isfinite(*max) ? fmax(*max, v) : v;
+}
+
 /* Flag counts, the round-trip and compute-probe ranges and the makespans'
  * Tukey classes. */
 static void noise_summary(struct run_result *res)
@@ -776,22 +779,10 @@ static void noise_summary(struct run_result *res)
 		res->flagged += n->flags != 0;
 		for (uint32_t b = 0; b < NOISE_NFLAGS; b++)
 			res->flag_counts[b] += (n->flags >> b) & 1;
-		double c[2] = { n->c2c_before_ns, n->c2c_after_ns };
-		for (int k = 0; k < 2; k++)
-			if (isfinite(c[k])) {
-				res->c2c_min_ns = isfinite(res->c2c_min_ns) ? fmin(res->c2c_min_ns, c[k])
-									    : c[k];
-				res->c2c_max_ns = isfinite(res->c2c_max_ns) ? fmax(res->c2c_max_ns, c[k])
-									    : c[k];
-			}
-		double sp[2] = { n->speed_before_ns, n->speed_after_ns };
-		for (int k = 0; k < 2; k++)
-			if (isfinite(sp[k])) {
-				res->speed_min_ns = isfinite(res->speed_min_ns)
-							    ? fmin(res->speed_min_ns, sp[k]) : sp[k];
-				res->speed_max_ns = isfinite(res->speed_max_ns)
-							    ? fmax(res->speed_max_ns, sp[k]) : sp[k];
-			}
+		widen(&res->c2c_min_ns, &res->c2c_max_ns, n->c2c_before_ns);
+		widen(&res->c2c_min_ns, &res->c2c_max_ns, n->c2c_after_ns);
+		widen(&res->speed_min_ns, &res->speed_max_ns, n->speed_before_ns);
+		widen(&res->speed_min_ns, &res->speed_max_ns, n->speed_after_ns);
 		if (v)
 			v[i] = (double)res->trials[i].makespan_ns;
 	}

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/c2c.h"
+#include "core/clock.h"
 
 int noise_alloc(struct trial_noise *n, uint32_t workers)
 {
@@ -76,13 +77,6 @@ __attribute__((noinline)) static uint64_t probe_fib(uint32_t n)
 	return n < 2 ? n : probe_fib(n - 1) + probe_fib(n - 2);
 }
 
-static uint64_t probe_clock_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int cmp_dbl(const void *a, const void *b);
 
 /* The probe on one CPU: the median of NOISE_SPEED_REPS timings; NAN if
@@ -98,9 +92,9 @@ static double speed_on(int cpu)
 	if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
 		return NAN;
 	for (int i = 0; i < NOISE_SPEED_REPS; i++) {
-		uint64_t t0 = probe_clock_ns();
+		uint64_t t0 = mono_ns();
 		sink = probe_fib(n);
-		t[i] = (double)(probe_clock_ns() - t0);
+		t[i] = (double)(mono_ns() - t0);
 	}
 	(void)sink;
 	qsort(t, NOISE_SPEED_REPS, sizeof t[0], cmp_dbl);
