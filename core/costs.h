@@ -42,17 +42,21 @@
  * parent another worker touched last pays `line_transfer`; a step that
  * takes the global queue's lock last taken by another worker pays
  * `lock_transfer` per taking that followed that worker's, during which
- * the lock is busy; a migrated cold start or remote join pays `contended`
- * on top (the transfer while the other worker uses the lines). Off in the
- * default table (all 0), so that runs with the defaults are what they
- * were before the model; a calibration sets them. Kept apart from
- * SIM_COSTS so that a result names them only when the model is on.
+ * the lock is busy; a hold of the lock (a batch or an overflow) that finds
+ * another worker's under way starts `lock_wait` after it ends (the
+ * handoff to a waiter spinning on the lock's word); a migrated cold start
+ * or remote join pays `contended` on top (the transfer while the other
+ * worker uses the lines). Off in the default table (all 0), so that runs
+ * with the defaults are what they were before the model; a calibration
+ * sets them. Kept apart from SIM_COSTS so that a result names them only
+ * when the model is on.
  */
 #define SIM_MODEL_COSTS(X)                                                                   \
 	X(cold_start, 0, "a poll of a task last touched on another worker or gone cold")     \
 	X(cold_after, 1000000, "how long a task's lines stay warm where they were touched")  \
 	X(line_transfer, 0, "a join arrival on a parent last touched on another worker")     \
 	X(lock_transfer, 0, "taking the global queue's lock last taken by another worker")   \
+	X(lock_wait, 0, "the global queue's lock handed over to a worker spinning for it")   \
 	X(contended, 0, "a migrated cold start or remote join beyond the uncontended figures")
 
 /* Per-poll work of a workload, `work.NAME = ns` (at most this many). */
@@ -116,11 +120,11 @@ void sim_costs_use_work(struct sim_costs *c, const char *name);
  * -(poll + work), so that a poll's whole charge cannot be negative. */
 int64_t sim_costs_policy_poll(const struct sim_costs *c, const char *name);
 /* Are any of the model's charges on (cold_start, line_transfer,
- * lock_transfer, work, a poll.NAME entry)? */
+ * lock_transfer, lock_wait, contended, work, a poll.NAME entry)? */
 static inline bool sim_costs_model_on(const struct sim_costs *c)
 {
-	return c->cold_start || c->line_transfer || c->lock_transfer || c->contended || c->work ||
-	       c->npolicy;
+	return c->cold_start || c->line_transfer || c->lock_transfer || c->lock_wait ||
+	       c->contended || c->work || c->npolicy;
 }
 
 void sim_costs_default(struct sim_costs *c);

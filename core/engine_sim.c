@@ -244,10 +244,21 @@ static void sim_unpark(struct engine *e, uint32_t id)
 /* Take the global-queue lock `n` times at the worker's clock: wait while
  * another holds it, then hold it for the modeled time. `xfer` (the model's
  * lock_transfer, or 0) comes first: the lock's lines on their way from the
- * worker that held it last, during which nobody else has it either. */
-static uint64_t lock_cost(struct sim_engine *s, uint64_t clock, uint64_t n, uint64_t xfer)
+ * worker that held it last, during which nobody else has it either. With
+ * the model on (`model`), a hold that finds the lock held by another
+ * worker's starts `lock_wait` after it comes free: the release reaching
+ * this worker spinning on the lock's word, and its CAS, during which
+ * nobody holds it (docs/sim.md). Only the first hold of a step can find
+ * it held: the others follow the step's own. */
+static uint64_t lock_cost(struct sim_engine *s, uint32_t id, uint64_t clock, uint64_t n,
+			  uint64_t xfer, bool model)
 {
 	uint64_t t = clock;
+	if (model && n && s->lock_free_at > clock) {
+		s->rt->workers[id].st.lock_waits++;
+		t = s->lock_free_at + s->costs.lock_wait;
+		s->lock_free_at = t;
+	}
 	if (xfer) {
 		t = (t > s->lock_free_at ? t : s->lock_free_at) + xfer;
 		s->lock_free_at = t;
@@ -348,7 +359,7 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 	sw->clock += cost;
 	uint64_t xfer = model && s->lock_model ? lock_transfer(s, id, start, sw->clock) : 0;
 	if (locks || xfer)
-		sw->clock += lock_cost(s, start, locks, xfer);
+		sw->clock += lock_cost(s, id, start, locks, xfer, model && s->lock_model);
 	return progressed;
 }
 

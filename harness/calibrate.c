@@ -43,6 +43,9 @@
  *                           pops after CPU 1's own pushes (the queue's
  *                           lines alone); the figure the sim uses is fitted
  *                           afterwards (calibrate_policies)
+ *   lock_wait               a global queue's lock held on CPU 0 while a
+ *                           thread on CPU 1 spins for it: from the
+ *                           holder's release to the waiter holding it
  *
  * Single-thread figures are per-operation means over long runs of the
  * operation, less the clock reads around them and the bare loop, repeated
@@ -1077,6 +1080,138 @@ out:
 
 /* ---- where and when ---- */
 
+/* ---- the global queue's lock handed to a spinning waiter: lock_wait ---- */
+
+/* How long the holder keeps the lock once the waiter is on its way to it:
+ * long enough for the waiter to be spinning on the word, well inside its
+ * HLOCK_SPIN pauses (a microsecond or more here). */
+#define HANDOFF_HOLD_NS 300
+
+struct handoff_time {
+	CACHE_ALIGNED uint64_t ns;
+};
+
+struct handoff_bench {
+	CACHE_ALIGNED _Atomic uint32_t held;	/* holder -> waiter: round r, it holds the lock */
+	CACHE_ALIGNED _Atomic uint32_t coming;	/* waiter -> holder: round r, it goes for the lock */
+	CACHE_ALIGNED _Atomic uint32_t done;	/* waiter -> holder: round r measured */
+	/* [rounds]: the holder's clock just before its release, a line per
+	 * round, written once ahead of the rounds, so that the store before
+	 * the release hits (a line the waiter had read would have to come
+	 * back first, and the release waits for the store). */
+	struct handoff_time *released;
+	struct inject *q;
+	struct cal *c;
+	double *gap;				/* [rounds]: release to the waiter holding, ns */
+	uint32_t rounds;
+	int cpu;
+	bool pinned;
+};
+
+/* The waiter: each round, once the holder has the lock, go for it (the
+ * CAS fails and hlock_lock_slow spins on the word), and note how long
+ * after the holder's release it got it. */
+static void *handoff_waiter_main(void *arg)
+{
+	struct handoff_bench *hb = arg;
+	hb->pinned = hb->cpu < 0 || pin(hb->cpu) == 0;
+	for (uint32_t r = 1; r <= hb->rounds; r++) {
+		uint32_t spins = 0;
+		/* Acquire pairs with the holder's release: it holds the lock. */
+		while (atomic_load_explicit(&hb->held, memory_order_acquire) != r)
+			relax(&spins);
+		atomic_store_explicit(&hb->coming, r, memory_order_relaxed);
+		inject_lock(hb->q);
+		uint64_t t = now_fenced(hb->c);
+		/* The round's `released` was written before the holder's
+		 * unlock, whose release our lock's acquire pairs with. */
+		hb->gap[r - 1] = (double)t - (double)hb->released[r - 1].ns - hb->c->clock_ns;
+		inject_unlock(hb->q);
+		/* Release: the gap before the holder reads it. */
+		atomic_store_explicit(&hb->done, r, memory_order_release);
+	}
+	return NULL;
+}
+
+/*
+ * lock_wait: the time from a holder's release of the global queue's lock
+ * to a waiter on the other CPU, spinning on its word, holding it; nobody
+ * holds the lock meanwhile. The release's exchange takes the word's line
+ * from the waiter's cache, the waiter's next read brings it back, and its
+ * CAS takes it exclusive. A round in which the waiter gave up spinning
+ * and slept (the word reads 2 at the release) is a futex wake, not a
+ * handoff, and is left out.
+ */
+static int bench_handoff(struct cal *c, struct calibrate_ns *ns, int cpu_holder, int cpu_waiter)
+{
+	uint32_t n = c->reps * EVENTS_PER_REP, kept = 0, slept = 0;
+	struct handoff_bench *hb = aligned_alloc(CACHE_LINE, sizeof *hb);
+	struct inject *q = aligned_alloc(CACHE_LINE, sizeof *q);
+	double *gap = calloc(n, sizeof *gap);
+	struct handoff_time *rel = aligned_alloc(CACHE_LINE, n * sizeof *rel);
+	int rc = 0;
+	if (!hb || !q || !gap || !rel) {
+		rc = -ENOMEM;
+		goto out_free;
+	}
+	memset(hb, 0, sizeof *hb);
+	inject_init(q);
+	atomic_init(&hb->held, 0);
+	atomic_init(&hb->coming, 0);
+	atomic_init(&hb->done, 0);
+	hb->q = q;
+	hb->c = c;
+	hb->gap = gap;
+	hb->released = rel;
+	hb->rounds = n;
+	hb->cpu = cpu_waiter;
+
+	cpu_set_t old;
+	bool pinned;
+	pthread_t waiter;
+	if ((rc = start_peer(cpu_holder, &old, &pinned, &waiter, handoff_waiter_main, hb)))
+		goto out;
+	for (uint32_t r = 0; r < n; r++)
+		rel[r].ns = 0;			/* the lines into this CPU's cache */
+	for (uint32_t r = 1; r <= n; r++) {
+		uint32_t spins = 0;
+		inject_lock(q);
+		/* Release: the lock is held before the waiter goes for it. */
+		atomic_store_explicit(&hb->held, r, memory_order_release);
+		while (atomic_load_explicit(&hb->coming, memory_order_relaxed) != r)
+			relax(&spins);
+		uint64_t t0 = now(c);
+		while (now(c) - t0 < HANDOFF_HOLD_NS)
+			__builtin_ia32_pause();
+		/* Relaxed: a look at whether the waiter has gone to sleep. */
+		bool asleep = atomic_load_explicit(&q->lock.v, memory_order_relaxed) == 2;
+		rel[r - 1].ns = now_fenced(c);
+		inject_unlock(q);
+		spins = 0;
+		/* Acquire pairs with the waiter's release: its gap is written. */
+		while (atomic_load_explicit(&hb->done, memory_order_acquire) != r)
+			relax(&spins);
+		if (asleep)
+			slept++;
+		else
+			gap[kept++] = fmax(gap[r - 1], 0);
+	}
+	end_peer(waiter, &old);
+	c->pinned = c->pinned && pinned && hb->pinned;
+	ns->lock_wait = kept ? median(gap, kept) : 0;
+	say(c, "global queue's lock handed to a spinning waiter on another CPU: %.1f ns%s",
+	    ns->lock_wait, !kept ? " (the waiter never spun: no handoff seen)"
+			: slept ? " (some rounds the waiter slept: left out)" : "");
+out:
+	inject_destroy(q);
+out_free:
+	free(hb);
+	free(q);
+	free(gap);
+	free(rel);
+	return rc;
+}
+
 static void describe_machine(struct calibration *cal)
 {
 	cal->when = (int64_t)time(NULL);
@@ -1109,6 +1244,8 @@ static int one_pass(struct cal *c, struct calibrate_ns *ns, int cpu_a, int cpu_b
 		rc = bench_cold(c, ns, cpu_a, cpu_b);
 	if (rc == 0)
 		rc = bench_lock(c, ns, cpu_a, cpu_b);
+	if (rc == 0)
+		rc = bench_handoff(c, ns, cpu_a, cpu_b);
 	return rc;
 }
 

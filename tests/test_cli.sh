@@ -251,11 +251,11 @@ case "$entry" in
 *) fail "--costs auto: no cache entry under XDG_CACHE_HOME named in: $(cat "$tmp/err.auto")" ;;
 esac
 mkdir -p "$(dirname "$entry")"
-printf 'poll = 5\ncold_start = 40\nline_transfer = 30\nlock_transfer = 70\ncontended = 25\nwork.fib = 11\nwork.sort = 900\npoll.volt = 6\npoll.go = 9\n' >"$entry"
+printf 'poll = 5\ncold_start = 40\nline_transfer = 30\nlock_transfer = 70\nlock_wait = 45\ncontended = 25\nwork.fib = 11\nwork.sort = 900\npoll.volt = 6\npoll.go = 9\n' >"$entry"
 "$harness" --policy=volt --workload=fib --param n=12 --engine=sim --workers 2 --trials 1 \
 	--warmup 0 --costs auto --json "$tmp/auto.json" >"$tmp/out" 2>"$tmp/err" ||
 	fail "--costs auto with a calibration: exit status $?"
-grep -q '^sim model: work .* (.* polls x 11 ns), cold starts .* x 40 ns), line transfers .* x 30 ns), lock transfers .* x 70 ns), contention .* x 25 ns)' \
+grep -q '^sim model: work .* (.* polls x 11 ns), cold starts .* x 40 ns), line transfers .* x 30 ns), lock transfers .* x 70 ns), lock handoffs .* waits x 45 ns), contention .* x 25 ns)' \
 	"$tmp/out" || fail "no 'sim model:' line in the summary: $(grep -c '' "$tmp/out") lines"
 /usr/bin/python3 - "$tmp/auto.json" "$entry" <<'PY' >"$tmp/out" 2>&1 ||
 import json, sys
@@ -266,7 +266,7 @@ assert 0 <= c["sim_costs_file"]["age_s"] < 3600, c["sim_costs_file"]
 assert c["sim_costs_ns"]["poll"] == 5
 # fib's work, not sort's: the entry of the workload run.
 assert c["sim_model_ns"] == {"cold_start": 40, "cold_after": 1000000, "line_transfer": 30,
-                             "lock_transfer": 70, "contended": 25, "work": 11,
+                             "lock_transfer": 70, "lock_wait": 45, "contended": 25, "work": 11,
                              "policy_poll": 6}, \
     c["sim_model_ns"]
 m = d["sim_model"]
@@ -275,6 +275,7 @@ assert m["charged_ns"]["cold_start"] == 40 * (m["counters_total"]["cold_migrated
                                               m["counters_total"]["cold_aged"]), m
 assert m["charged_ns"]["line_transfer"] == 30 * m["counters_total"]["remote_joins"], m
 assert m["charged_ns"]["lock_transfer"] == 70 * m["counters_total"]["remote_locks"], m
+assert m["charged_ns"]["lock_wait"] == 45 * m["counters_total"]["lock_waits"], m
 assert m["charged_ns"]["contended"] == 25 * (m["counters_total"]["cold_migrated"] +
                                              m["counters_total"]["remote_joins"]), m
 # volt's own per-poll figure, not go's: the entry of the policy run.

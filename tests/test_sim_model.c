@@ -21,7 +21,10 @@
  *   - under central-queue, whose every task passes through the global
  *     queue, a step that takes the queue's lock after another worker took
  *     it last is a remote lock, one after the same worker is not (the book:
- *     the workers that took it, in the order of the polls that did).
+ *     the workers that took it, in the order of the polls that did); and a
+ *     hold of the lock that starts while another worker's is under way
+ *     waits for it and pays the handoff (lock_wait), one that finds the
+ *     lock free does not.
  */
 #include "core/costs.h"
 #include "run_util.h"
@@ -389,6 +392,93 @@ static void remote_lock_pays_transfer(void)
 }
 
 /*
+ * The lock's handoff by the book: under central-queue every poll's step
+ * pops its task with one hold of the global queue's lock at the step's
+ * start, held `hold` ns (the pushes of the tasks it spawns are takings but
+ * not holds). Replaying the polls in the sim's order, a hold that starts
+ * before the previous one ends waited: it starts `wait` after that end,
+ * and counts in lock_waits. Returns the waits; end[i] is when poll i's
+ * hold ends, waited[i] whether it waited.
+ */
+static uint32_t wait_book(const struct mt *m, uint64_t hold, uint64_t wait, uint64_t *end,
+			  bool *waited)
+{
+	uint64_t free = 0;
+	uint32_t waits = 0;
+	for (uint32_t i = 0; i < m->npolls; i++) {
+		uint64_t t = m->poll_start[i];
+		waited[i] = free > t;
+		if (waited[i]) {
+			waits++;
+			t = free + wait;
+		}
+		free = end[i] = t + hold;
+	}
+	return waits;
+}
+
+/*
+ * lock_wait: a hold of the global queue's lock that finds another worker's
+ * under way pays it, one that finds the lock free does not. Fan-out on 2
+ * workers under central-queue with 1 us holds, children that compute
+ * nothing (the workers meet at the lock) and children that compute 20 us
+ * or more (they rarely do): the sim's waits are the book's. With nothing
+ * else on a clock, a worker's step after a poll starts no earlier than
+ * that poll's hold ended (by the book, with the handoff) plus its compute,
+ * and exactly then when it polls again at once: so the waited holds are
+ * charged the handoff, no more, no less. On 1 worker no hold ever waits,
+ * and the figure changes nothing.
+ */
+static void lock_wait_pays_handoff(void)
+{
+	const uint64_t hold = 1000, wait = 700;
+	struct sim_costs c;
+	lock_costs(&c, 0);
+	c.global_lock = hold;
+	c.lock_wait = wait;
+	uint32_t waited = 0, free_seen = 0, exact_after_wait = 0;
+	static const uint64_t compute[2] = { 0, 20000 };
+	for (uint32_t k = 0; k < 2; k++) {
+		for (uint64_t seed = 1; seed <= 4; seed++) {
+			static struct mt m;
+			m = (struct mt){ .k = 24, .compute_ns = compute[k], .grand = 2 };
+			struct model_out o;
+			mt_run("central-queue", 2, seed, &c, &m, &o);
+			ASSERT_EQ(m.npolls, 1 + m.k + m.k * m.grand);
+			uint64_t end[2 * MAXK + 2];
+			bool w[2 * MAXK + 2];
+			uint32_t waits = wait_book(&m, hold, wait, end, w);
+			ASSERT_U64_EQ(o.tot.lock_waits, waits);
+			for (uint32_t i = 0; i < m.npolls; i++) {
+				uint32_t j = i + 1;
+				while (j < m.npolls && m.poller[j] != m.poller[i])
+					j++;
+				if (j == m.npolls)
+					continue;
+				uint64_t next = end[i] + (m.poll_end[i] - m.poll_start[i]);
+				ASSERT(m.poll_start[j] >= next);
+				exact_after_wait += w[i] && m.poll_start[j] == next;
+			}
+			waited += waits;
+			free_seen += m.npolls - waits;
+		}
+	}
+	ASSERT(waited > 0 && free_seen > 0 && exact_after_wait > 0);
+	fprintf(stderr, "    %u holds waited (%u followed at once by the same worker's next), %u "
+		"found the lock free\n", waited, exact_after_wait, free_seen);
+
+	static struct mt one = { .k = 24, .grand = 2 };
+	struct sim_costs none = c;
+	none.lock_wait = 0;
+	struct model_out a, b;
+	mt_run("central-queue", 1, 1, &none, &one, &a);
+	mt_run("central-queue", 1, 1, &c, &one, &b);
+	ASSERT_U64_EQ(a.tot.lock_waits, 0);
+	ASSERT_U64_EQ(b.tot.lock_waits, 0);
+	ASSERT_U64_EQ(b.makespan, a.makespan);
+}
+
+/*
  * The contended figure: each migrated cold start and each remote join pays
  * it on top of its own cost, and nothing else does. Fan-out on 2 workers
  * under volt, the children long enough that each is polled where it was
@@ -438,6 +528,7 @@ int main(void)
 	RUN(remote_join_pays_transfer);
 	RUN(charges_add_exactly);
 	RUN(remote_lock_pays_transfer);
+	RUN(lock_wait_pays_handoff);
 	RUN(contended_pays_migrations);
 	return 0;
 }
