@@ -1120,6 +1120,8 @@ static void *handoff_waiter_main(void *arg)
 		/* Acquire pairs with the holder's release: it holds the lock. */
 		while (atomic_load_explicit(&hb->held, memory_order_acquire) != r)
 			relax(&spins);
+		/* Relaxed: a signal that publishes nothing; the holder only
+		 * starts its hold's last stretch on it. */
 		atomic_store_explicit(&hb->coming, r, memory_order_relaxed);
 		inject_lock(hb->q);
 		uint64_t t = now_fenced(hb->c);
@@ -1178,12 +1180,16 @@ static int bench_handoff(struct cal *c, struct calibrate_ns *ns, int cpu_holder,
 		inject_lock(q);
 		/* Release: the lock is held before the waiter goes for it. */
 		atomic_store_explicit(&hb->held, r, memory_order_release);
+		/* Relaxed: pairs with the waiter's relaxed signal, which
+		 * publishes nothing. */
 		while (atomic_load_explicit(&hb->coming, memory_order_relaxed) != r)
 			relax(&spins);
 		uint64_t t0 = now(c);
 		while (now(c) - t0 < HANDOFF_HOLD_NS)
 			__builtin_ia32_pause();
-		/* Relaxed: a look at whether the waiter has gone to sleep. */
+		/* Relaxed: a look at whether the waiter has gone to sleep. One
+		 * that falls asleep between this look and the release is a
+		 * wake kept as a handoff: rare, and the median sees past it. */
 		bool asleep = atomic_load_explicit(&q->lock.v, memory_order_relaxed) == 2;
 		rel[r - 1].ns = now_fenced(c);
 		inject_unlock(q);
