@@ -43,13 +43,13 @@
  * takes the global queue's lock last taken by another worker pays
  * `lock_transfer` per taking that followed that worker's, during which
  * the lock is busy; a hold of the lock (a batch or an overflow) that finds
- * another worker's under way starts `lock_wait` after it ends (the
- * handoff to a waiter spinning on the lock's word); a migrated cold start
- * or remote join pays `contended` on top (the transfer while the other
- * worker uses the lines). Off in the default table (all 0), so that runs
- * with the defaults are what they were before the model; a calibration
- * sets them. Kept apart from SIM_COSTS so that a result names them only
- * when the model is on.
+ * another worker's hold or transfer under way starts `lock_wait` after it
+ * ends (the handoff to a waiter spinning on the lock's word); a migrated
+ * cold start or remote join pays `contended` on top (the transfer while
+ * the other worker uses the lines). Off in the default table (all 0), so
+ * that runs with the defaults are what they were before the model; a
+ * calibration sets them. Kept apart from SIM_COSTS so that a result names
+ * them only when the model is on.
  */
 #define SIM_MODEL_COSTS(X)                                                                   \
 	X(cold_start, 0, "a poll of a task last touched on another worker or gone cold")     \

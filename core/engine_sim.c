@@ -245,8 +245,8 @@ static void sim_unpark(struct engine *e, uint32_t id)
  * another holds it, then hold it for the modeled time. `xfer` (the model's
  * lock_transfer, or 0) comes first: the lock's lines on their way from the
  * worker that held it last, during which nobody else has it either. With
- * the model on (`model`), a hold that finds the lock held by another
- * worker's starts `lock_wait` after it comes free: the release reaching
+ * the model on (`model`), a hold that finds another worker's hold or
+ * transfer under way starts `lock_wait` after it ends: the release reaching
  * this worker spinning on the lock's word, and its CAS, during which
  * nobody holds it (docs/sim.md). Only the first hold of a step can find
  * it held: the others follow the step's own. */

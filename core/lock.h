@@ -29,6 +29,7 @@
 #define HARNESS_CORE_LOCK_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct hlock {
@@ -60,6 +61,16 @@ static inline void hlock_lock(struct hlock *l)
 								     memory_order_relaxed), 1))
 		return;
 	hlock_lock_slow(l);
+}
+
+/* Does the word read 2: held, and marked that somebody may sleep on it?
+ * For a holder with no other thread after the lock, that says whether it
+ * took the lock by the contended path (the exchange to 2, after which it
+ * may have slept in the kernel) or by a CAS from 0. Relaxed: a look at the
+ * word, ordering nothing. */
+static inline bool hlock_marked(struct hlock *l)
+{
+	return atomic_load_explicit(&l->v, memory_order_relaxed) == 2;
 }
 
 static inline void hlock_unlock(struct hlock *l)

@@ -1126,8 +1126,15 @@ static void *handoff_waiter_main(void *arg)
 		inject_lock(hb->q);
 		uint64_t t = now_fenced(hb->c);
 		/* The round's `released` was written before the holder's
-		 * unlock, whose release our lock's acquire pairs with. */
-		hb->gap[r - 1] = (double)t - (double)hb->released[r - 1].ns - hb->c->clock_ns;
+		 * unlock, whose release our lock's acquire pairs with. A
+		 * lock taken by the contended path (the word swapped to 2,
+		 * and perhaps a sleep in the kernel: the spin ran out before
+		 * the release) was a futex wake, not a handoff: NAN. Nobody
+		 * else goes for the lock, so the word says which path. */
+		hb->gap[r - 1] = hlock_marked(&hb->q->lock)
+					 ? NAN
+					 : (double)(int64_t)(t - hb->released[r - 1].ns) -
+						   hb->c->clock_ns;
 		inject_unlock(hb->q);
 		/* Release: the gap before the holder reads it. */
 		atomic_store_explicit(&hb->done, r, memory_order_release);
@@ -1140,9 +1147,13 @@ static void *handoff_waiter_main(void *arg)
  * to a waiter on the other CPU, spinning on its word, holding it; nobody
  * holds the lock meanwhile. The release's exchange takes the word's line
  * from the waiter's cache, the waiter's next read brings it back, and its
- * CAS takes it exclusive. A round in which the waiter gave up spinning
- * and slept (the word reads 2 at the release) is a futex wake, not a
- * handoff, and is left out.
+ * CAS takes it exclusive. A round in which the waiter's spin ran out and
+ * it took the contended path (it finds the word at 2 once it holds it)
+ * is a futex wake, not a handoff, and is left out; a pass in which that
+ * was most rounds (a CPU whose 100 pauses are shorter than the hold) gives
+ * no figure (NAN), and a calibration with no figure keeps the default.
+ * The interval holds the holder's exchange and the waiter's CAS as well,
+ * which an uncontended hold (global_lock) has too, on lines already here.
  */
 static int bench_handoff(struct cal *c, struct calibrate_ns *ns, int cpu_holder, int cpu_waiter)
 {
@@ -1180,34 +1191,35 @@ static int bench_handoff(struct cal *c, struct calibrate_ns *ns, int cpu_holder,
 		inject_lock(q);
 		/* Release: the lock is held before the waiter goes for it. */
 		atomic_store_explicit(&hb->held, r, memory_order_release);
-		/* Relaxed: pairs with the waiter's relaxed signal, which
-		 * publishes nothing. */
+		/* Relaxed: orders nothing; the waiter's signal publishes
+		 * nothing. */
 		while (atomic_load_explicit(&hb->coming, memory_order_relaxed) != r)
 			relax(&spins);
 		uint64_t t0 = now(c);
 		while (now(c) - t0 < HANDOFF_HOLD_NS)
 			__builtin_ia32_pause();
-		/* Relaxed: a look at whether the waiter has gone to sleep. One
-		 * that falls asleep between this look and the release is a
-		 * wake kept as a handoff: rare, and the median sees past it. */
-		bool asleep = atomic_load_explicit(&q->lock.v, memory_order_relaxed) == 2;
 		rel[r - 1].ns = now_fenced(c);
 		inject_unlock(q);
 		spins = 0;
 		/* Acquire pairs with the waiter's release: its gap is written. */
 		while (atomic_load_explicit(&hb->done, memory_order_acquire) != r)
 			relax(&spins);
-		if (asleep)
+		if (isnan(gap[r - 1]))
 			slept++;
 		else
 			gap[kept++] = fmax(gap[r - 1], 0);
 	}
 	end_peer(waiter, &old);
 	c->pinned = c->pinned && pinned && hb->pinned;
-	ns->lock_wait = kept ? median(gap, kept) : 0;
-	say(c, "global queue's lock handed to a spinning waiter on another CPU: %.1f ns%s",
-	    ns->lock_wait, !kept ? " (the waiter never spun: no handoff seen)"
-			: slept ? " (some rounds the waiter slept: left out)" : "");
+	/* Fewer than half the rounds handed over: the waiter's spin is
+	 * shorter than the hold here, and the figure is not this pass's. */
+	ns->lock_wait = kept * 2 >= n ? median(gap, kept) : NAN;
+	if (isnan(ns->lock_wait))
+		say(c, "global queue's lock handed to a spinning waiter on another CPU: no figure, "
+		    "the waiter slept in %u of %u rounds", slept, n);
+	else
+		say(c, "global queue's lock handed to a spinning waiter on another CPU: %.1f ns%s",
+		    ns->lock_wait, slept ? " (rounds whose waiter slept left out)" : "");
 out:
 	inject_destroy(q);
 out_free:
@@ -1309,15 +1321,20 @@ int calibrate_costs(struct calibration *cal, uint32_t passes, uint32_t reps, FIL
 				    "mix both" : "");
 	}
 	/* The median over passes, and their range. A figure below zero is
-	 * noise around a cost too small to see. */
+	 * noise around a cost too small to see; a pass without a figure
+	 * (NAN: lock_wait's when the waiter would not spin) does not count,
+	 * and no pass with one leaves the default. */
 	if (rc == 0) {
+		uint32_t m;
 #define X(name, def, help)                                                                   \
+		m = 0;                                                                       \
 		for (uint32_t i = 0; i < cal->passes; i++)                                   \
-			v[i] = fmax(pass[i].name, 0);                                        \
-		cal->ns.name = median(v, cal->passes);                                       \
-		cal->lo.name = v[0];                                                         \
-		cal->hi.name = v[cal->passes - 1];                                           \
-		cal->costs.name = whole_ns(cal->ns.name);
+			if (!isnan(pass[i].name))                                            \
+				v[m++] = fmax(pass[i].name, 0);                              \
+		cal->ns.name = m ? median(v, m) : 0;                                         \
+		cal->lo.name = m ? v[0] : 0;                                                 \
+		cal->hi.name = m ? v[m - 1] : 0;                                             \
+		cal->costs.name = m ? whole_ns(cal->ns.name) : (def);
 		SIM_COSTS(X)
 		SIM_MODEL_COSTS(X)
 #undef X

@@ -283,6 +283,18 @@ assert m["charged_ns"]["policy_poll"] == 6 * d["counters_total"]["polls"], m
 PY
 	fail "--costs auto result: $(cat "$tmp/out")"
 "$json_check" "$tmp/auto.json" >"$tmp/out" 2>&1 || fail "json_check rejects $tmp/auto.json"
+# volt's holds of the global queue's lock hardly ever wait; central-queue's,
+# whose every task passes through it, do: each wait charged lock_wait.
+"$harness" --policy=central-queue --workload=fib --param n=12 --engine=sim --workers 2 \
+	--trials 1 --warmup 0 --costs auto --json "$tmp/auto-cq.json" >"$tmp/out" 2>"$tmp/err" ||
+	fail "--costs auto under central-queue: exit status $?"
+/usr/bin/python3 - "$tmp/auto-cq.json" <<'PY' >"$tmp/out" 2>&1 ||
+import json, sys
+m = json.load(open(sys.argv[1]))["sim_model"]
+assert m["counters_total"]["lock_waits"] > 0, m
+assert m["charged_ns"]["lock_wait"] == 45 * m["counters_total"]["lock_waits"], m
+PY
+	fail "--costs auto under central-queue: $(cat "$tmp/out")"
 pass "--costs auto reads this machine's entry and records its path, age and the model's charges"
 printf 'work.nosuch = 3\n' >"$tmp/badwork"
 expect_bad "a work cost of no workload" "no workload nosuch" --policy=volt --workload=fib \

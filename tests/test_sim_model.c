@@ -39,6 +39,7 @@ struct mt_task {
 	uint32_t spawner;		/* children: the worker that spawned it */
 	uint32_t poller;		/* ... and the one that polled it */
 	uint32_t grand;			/* grandchildren it spawns (fan-out) */
+	uint32_t slot;			/* children 0.., grandchildren MAXK.. */
 };
 
 struct mt {
@@ -78,10 +79,11 @@ static enum task_poll mt_child_poll(struct task *t, struct worker *w)
 	m->poll_spawns[i] = 0;
 	/* Uneven children: the two workers' arrivals do not alternate in
 	 * lock step. */
-	rt_compute(w, m->compute_ns + (uint64_t)(c - m->child) % 3 * 7000);
+	rt_compute(w, m->compute_ns + (uint64_t)c->slot % 3 * 7000);
 	for (uint32_t g = 0; g < c->grand && m->ngchild < MAXK; g++) {
-		struct mt_task *gc = &m->gchild[m->ngchild++];
+		struct mt_task *gc = &m->gchild[m->ngchild];
 		task_init(&gc->task, &mt_child_vt);
+		gc->slot = MAXK + m->ngchild++;
 		gc->m = m;
 		gc->spawner = w->index;
 		gc->grand = 0;
@@ -114,6 +116,7 @@ static enum task_poll mt_root_poll(struct task *t, struct worker *w)
 		task_init(&c->task, &mt_child_vt);
 		c->task.cont = m->join ? &m->root.task : NULL;
 		c->m = m;
+		c->slot = i;
 		c->spawner = w->index;
 		c->grand = m->grand;
 		rt_spawn(w, &c->task);
@@ -396,33 +399,47 @@ static void remote_lock_pays_transfer(void)
  * pops its task with one hold of the global queue's lock at the step's
  * start, held `hold` ns (the pushes of the tasks it spawns are takings but
  * not holds). Replaying the polls in the sim's order, a hold that starts
- * before the previous one ends waited: it starts `wait` after that end,
- * and counts in lock_waits. Returns the waits; end[i] is when poll i's
- * hold ends, waited[i] whether it waited.
+ * before the lock is free (another worker's hold or transfer under way)
+ * waited: it starts `wait` after that, and counts in lock_waits. Then the
+ * step's remote takings (lock_book's rule) move the lock's lines, `xfer`
+ * each, the lock busy meanwhile, and then the hold. Returns the waits;
+ * end[i] is when poll i's hold ends, waited[i] whether it waited.
  */
-static uint32_t wait_book(const struct mt *m, uint64_t hold, uint64_t wait, uint64_t *end,
-			  bool *waited)
+static uint32_t wait_book(const struct mt *m, uint64_t hold, uint64_t wait, uint64_t xfer,
+			  uint64_t *end, bool *waited)
 {
-	uint64_t free = 0;
-	uint32_t waits = 0;
+	uint64_t free = 0, last_end = 0;
+	uint32_t waits = 0, last = UINT32_MAX, last_n = 0;
 	for (uint32_t i = 0; i < m->npolls; i++) {
 		uint64_t t = m->poll_start[i];
+		uint32_t n = 1 + m->poll_spawns[i], remote = 0;
+		if (last != UINT32_MAX && last != m->poller[i])
+			remote = last_end <= t ? 1 : n < last_n + 1 ? n : last_n + 1;
+		last = m->poller[i];
+		last_n = n;
+		last_end = m->poll_end[i];
 		waited[i] = free > t;
 		if (waited[i]) {
 			waits++;
 			t = free + wait;
+			free = t;
 		}
-		free = end[i] = t + hold;
+		if (remote) {
+			t = (t > free ? t : free) + remote * xfer;
+			free = t;
+		}
+		free = end[i] = (t > free ? t : free) + hold;
 	}
 	return waits;
 }
 
 /*
  * lock_wait: a hold of the global queue's lock that finds another worker's
- * under way pays it, one that finds the lock free does not. Fan-out on 2
- * workers under central-queue with 1 us holds, children that compute
- * nothing (the workers meet at the lock) and children that compute 20 us
- * or more (they rarely do): the sim's waits are the book's. With nothing
+ * hold or transfer under way pays it, one that finds the lock free does
+ * not, and a step's own transfer is not another's. Fan-out on 2 workers
+ * under central-queue with 1 us holds, children that compute nothing (the
+ * workers meet at the lock), 20 us or 200 us (they rarely do), without a
+ * lock transfer and with one: the sim's waits are the book's. With nothing
  * else on a clock, a worker's step after a poll starts no earlier than
  * that poll's hold ended (by the book, with the handoff) plus its compute,
  * and exactly then when it polls again at once: so the waited holds are
@@ -437,17 +454,19 @@ static void lock_wait_pays_handoff(void)
 	c.global_lock = hold;
 	c.lock_wait = wait;
 	uint32_t waited = 0, free_seen = 0, exact_after_wait = 0;
-	static const uint64_t compute[2] = { 0, 20000 };
-	for (uint32_t k = 0; k < 2; k++) {
+	static const uint64_t compute[3] = { 0, 20000, 200000 }, xfer[2] = { 0, 300 };
+	for (uint32_t k = 0; k < 6; k++) {
 		for (uint64_t seed = 1; seed <= 4; seed++) {
 			static struct mt m;
-			m = (struct mt){ .k = 24, .compute_ns = compute[k], .grand = 2 };
+			m = (struct mt){ .k = 24, .compute_ns = compute[k % 3], .grand = 2 };
+			struct sim_costs ck = c;
+			ck.lock_transfer = xfer[k / 3];
 			struct model_out o;
-			mt_run("central-queue", 2, seed, &c, &m, &o);
+			mt_run("central-queue", 2, seed, &ck, &m, &o);
 			ASSERT_EQ(m.npolls, 1 + m.k + m.k * m.grand);
 			uint64_t end[2 * MAXK + 2];
 			bool w[2 * MAXK + 2];
-			uint32_t waits = wait_book(&m, hold, wait, end, w);
+			uint32_t waits = wait_book(&m, hold, wait, ck.lock_transfer, end, w);
 			ASSERT_U64_EQ(o.tot.lock_waits, waits);
 			for (uint32_t i = 0; i < m.npolls; i++) {
 				uint32_t j = i + 1;
