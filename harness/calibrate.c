@@ -1430,9 +1430,10 @@ static void print_fit(FILE *f, const struct calibration *cal, const struct calib
 {
 	char how[160];
 	fprintf(f, "# fitted, not measured: %s\n# that makes the 2-worker sim of %s on %s (%s) land "
-		   "on its 2-worker run,\n# %s: run %.2f ms at the work fit's speed (each scaled "
-		   "by volt's 1-worker run just before it, median factor %.2f), sim %.2f ms (%.2f "
-		   "ms without it)\n%-13s = %-6llu # %s\n", what, fit->policy, cal->fit.workload,
+		   "on its 2-worker run,\n# %s: run %.2f ms at the work fit's speed (the share of "
+		   "each that the sim without it accounts for scaled by volt's 1-worker run just "
+		   "before it, median factor %.2f), sim %.2f ms (%.2f ms without it)\n%-13s = "
+		   "%-6llu # %s\n", what, fit->policy, cal->fit.workload,
 		cal->fit.params ? cal->fit.params : "defaults", fit_runs_text(fit, how, sizeof how),
 		fit->run_ns / 1e6, fit->scale, fit->sim_ns / 1e6, fit->sim0_ns / 1e6, name,
 		(unsigned long long)ns, help);
@@ -1695,7 +1696,8 @@ int calibrate_sim_run(const struct calibrate_work_spec *spec, const struct sim_c
 
 static int regime_runs(const struct cal *c, struct calibration *cal, const struct policy *p,
 		       uint32_t workers, const struct workload *wl, const double *pv, uint32_t reps,
-		       uint32_t cap, const struct calibrate_work *ref, struct calibrate_fit *fit);
+		       uint32_t cap, const struct calibrate_work *ref, double share,
+		       struct calibrate_fit *fit);
 
 static bool in_band(const struct calibrate_probed_run *r, double lo, double hi);
 
@@ -1804,7 +1806,7 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 		 * round-trip regime, as the validation's figure is. */
 		struct calibrate_fit rf;
 		if (rc == 0)
-			rc = regime_runs(&c, cal, policy_find("volt"), 1, wl, pv, reps, cap, NULL,
+			rc = regime_runs(&c, cal, policy_find("volt"), 1, wl, pv, reps, cap, NULL, 0,
 					 &rf);
 		if (rc == 0)
 			rc = work_run(wl, pv, &nowork, &sim_ns, &sst);
@@ -1957,6 +1959,15 @@ int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, do
 	return 0;
 }
 
+double calibrate_at_fit_speed(double ns, double scale, double share)
+{
+	/* At the work fit's speed the share the compute speed governs took
+	 * `part` (scale times its time now); the rest is lines moving
+	 * between the cores, which the round-trip band holds. */
+	double part = share > 0 ? fmin(share, ns * scale) : ns * scale;
+	return ns + part * (1 - 1 / scale);
+}
+
 /*
  * The threads runs a figure is taken from, each with the round trip probed
  * before and after (between the CPUs two workers would run on: a slow
@@ -1970,14 +1981,19 @@ int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, do
  * With `ref` (volt's 1-worker run of this workload at the work's fit),
  * each run is brought to the machine's speed then: volt's 1-worker run of
  * the workload is made just before it, between the same probes, and the
- * run is scaled by volt's then over volt's now. A pair a few hundred ms
- * long sees one state of the host, which drifts by a third over minutes
- * within one regime; the figure is the median of the scaled runs, and
- * fit->scale the median factor.
+ * run is scaled by volt's then over volt's now: all of it, or with `share`
+ * (ns, at that speed) only that much of it, the part the compute speed
+ * governs (calibrate_at_fit_speed); the rest, lines moving between the
+ * cores (a 2-worker run's lock handoffs and transfers), goes with the
+ * round trip, which the regime holds. A pair a few hundred ms long sees
+ * one state of the host, which drifts by a third over minutes within one
+ * regime; the figure is the median of the scaled runs, and fit->scale the
+ * median factor.
  */
 static int regime_runs(const struct cal *c, struct calibration *cal, const struct policy *p,
 		       uint32_t workers, const struct workload *wl, const double *pv, uint32_t reps,
-		       uint32_t cap, const struct calibrate_work *ref, struct calibrate_fit *fit)
+		       uint32_t cap, const struct calibrate_work *ref, double share,
+		       struct calibrate_fit *fit)
 {
 	const double prefer_lo = cal->regime_lo, prefer_hi = cal->regime_hi;
 	const int k = workers >= 2;
@@ -2009,7 +2025,7 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 		r[n].speed_after = noise_speed_ns(place, workers);
 		r[n].c2c_after = noise_c2c_ns(place, 2);
 		scale[n] = ref && vns ? ref->run_ns_per_poll * (double)ref->polls / (double)vns : 1;
-		r[n].ns = (double)ns * scale[n];
+		r[n].ns = calibrate_at_fit_speed((double)ns, scale[n], share);
 		all += r[n].ns;
 		n++;
 		if (rc || n == cap)
@@ -2051,7 +2067,12 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
  * that the 2-worker sim of `p` on the workload lands on the median of its
  * 2-worker threads runs in the calibration's round-trip regime
  * (regime_runs): from 0 (if the sim is as slow as the run already, the cost
- * stays 0) and `first`, secant steps until within 2% (at most 6).
+ * stays 0) and `first`, secant steps until within 2% (at most 6). The runs
+ * are brought to the work fit's speed in the share the sim without the
+ * cost accounts for: what the fitted cost is to explain, lines moving
+ * between the cores, does not go with the compute speed (go's 2-worker
+ * fib is two-thirds lock transfers), and scaling it as well moved the
+ * figure by the drift of the host's speed.
  */
 static int fit_2w(struct cal *c, struct calibration *cal, const struct policy *p,
 		  const struct workload *wl, const double *pv, uint32_t reps, uint32_t cap,
@@ -2061,17 +2082,19 @@ static int fit_2w(struct cal *c, struct calibration *cal, const struct policy *p
 	uint64_t sim;
 	struct worker_stats st;
 	memset(fit, 0, sizeof *fit);
-	int rc = regime_runs(c, cal, p, 2, wl, pv, reps, cap, ref, fit);
-	if (rc)
-		return rc;
-	double run = fit->run_ns;
 	struct sim_costs costs = cal->costs;
 	sim_costs_use_work(&costs, wl->name);
 	uint64_t *cost = (uint64_t *)((char *)&costs + off);
 	*cost = 0;
-	if ((rc = policy_run(p, 2, wl, pv, &costs, &sim, &st)))
+	/* The sim without the figure: what the costs measured at the work
+	 * fit's speed account for, the share of the runs brought to it. */
+	int rc = policy_run(p, 2, wl, pv, &costs, &sim, &st);
+	if (rc)
 		return rc;
 	double x0 = 0, x1 = first, s0 = (double)sim, s1 = s0, x = 0;
+	if ((rc = regime_runs(c, cal, p, 2, wl, pv, reps, cap, ref, s0, fit)))
+		return rc;
+	double run = fit->run_ns;
 	fit->sim0_ns = s0;
 	if (s0 < run) {
 		for (int k = 0; k < 6; k++) {
@@ -2180,7 +2203,7 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 		struct worker_stats st;
 		struct calibrate_fit rf;
 		memset(cp, 0, sizeof *cp);
-		rc = regime_runs(&c, cal, p, 1, wl, pv, reps, cap, ref, &rf);
+		rc = regime_runs(&c, cal, p, 1, wl, pv, reps, cap, ref, 0, &rf);
 		if (rc == 0)
 			rc = policy_run(p, 1, wl, pv, &costs, &sim, &st);
 		if (rc)

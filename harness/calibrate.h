@@ -135,6 +135,13 @@ struct calibrate_probed_run {
 int calibrate_select_regime(const struct calibrate_probed_run *r, uint32_t n, double prefer_lo,
 			    double prefer_hi, double prefer_slo, double prefer_shi,
 			    struct calibrate_fit *fit);
+/*
+ * A run of `ns` brought to the machine's speed at the work's fit, when
+ * volt's run then took `scale` times its time now: with `share` 0 all of
+ * it (ns * scale); else only the share the compute speed governs, `share`
+ * ns at that speed (at most the whole), the rest left as it is.
+ */
+double calibrate_at_fit_speed(double ns, double scale, double share);
 
 struct calibrate_policy {
 	const char *policy;

@@ -414,11 +414,31 @@ static void fit_targets_one_regime(void)
 	ASSERT(f.run_ns == 207.5e6 && f.speed_lo == 4015 && f.speed_hi == 4020);
 }
 
+/*
+ * A run brought to the work fit's speed: whole when no share is given (a
+ * 1-worker run, all compute), else only its compute share, so that a
+ * lock-bound run (go's 2-worker fib: 250 ms, of which the sim without the
+ * lock transfer accounts for 80) moves by that share's drift, not by the
+ * whole run's; a share beyond the whole run scales the whole.
+ */
+static void scaled_in_its_share(void)
+{
+	ASSERT(fabs(calibrate_at_fit_speed(200, 1.25, 0) - 250) < 1e-9);
+	ASSERT(fabs(calibrate_at_fit_speed(200, 0.8, 0) - 160) < 1e-9);
+	/* 80 ns at the fit's speed takes 64 now, when the fit's took 1.25 times now's: +16. */
+	ASSERT(fabs(calibrate_at_fit_speed(200, 1.25, 80) - 216) < 1e-9);
+	/* ... 100 now at 0.8 times its time: -20. */
+	ASSERT(fabs(calibrate_at_fit_speed(200, 0.8, 80) - 180) < 1e-9);
+	ASSERT(fabs(calibrate_at_fit_speed(200, 1.25, 400) - 250) < 1e-9);
+	ASSERT(fabs(calibrate_at_fit_speed(200, 1, 80) - 200) < 1e-9);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/test_calibrate.XXXXXX");
 	ASSERT(mkdtemp(dir) != NULL);
 	RUN(fit_targets_one_regime);
+	RUN(scaled_in_its_share);
 	RUN(measures_every_cost);
 	RUN(file_loads_back);
 	RUN(unwritable_place_and_abort);
