@@ -225,22 +225,21 @@ static int64_t thread_migrations(void)
 	return v;
 }
 
-static uint64_t thread_switches(void)
+/*
+ * The calling thread's involuntary context switches and system time so
+ * far (what the kernel spent on its behalf: futex calls of the lock and of
+ * parking, page faults; sampled at the scheduler's tick and apportioned by
+ * the kernel, coarse over a run of a few ms); both 0 if they cannot be read.
+ */
+static void thread_usage(uint64_t *switches, uint64_t *kernel_ns)
 {
 	struct rusage ru;
-	return getrusage(RUSAGE_THREAD, &ru) == 0 ? (uint64_t)ru.ru_nivcsw : 0;
-}
-
-/* The calling thread's system time so far: what the kernel spent on its
- * behalf (futex calls of the lock and of parking, page faults); 0 if it
- * cannot be read. Sampled at the scheduler's tick and apportioned by the
- * kernel: coarse over a run of a few ms. */
-static uint64_t thread_kernel_ns(void)
-{
-	struct rusage ru;
-	if (getrusage(RUSAGE_THREAD, &ru) != 0)
-		return 0;
-	return (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0) {
+		*switches = *kernel_ns = 0;
+		return;
+	}
+	*switches = (uint64_t)ru.ru_nivcsw;
+	*kernel_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000;
 }
 
 static void *worker_main(void *argp)
@@ -254,8 +253,9 @@ static void *worker_main(void *argp)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	/* The thread lives for this run only: its counters start here. */
 	struct worker_noise *noise = te->rt->noise ? &te->rt->noise[arg->id] : NULL;
-	uint64_t switches0 = noise ? thread_switches() : 0;
-	uint64_t kernel0 = noise ? thread_kernel_ns() : 0;
+	uint64_t switches0 = 0, kernel0 = 0;
+	if (noise)
+		thread_usage(&switches0, &kernel0);
 	int64_t migrations0 = noise ? thread_migrations() : -1;
 	pthread_barrier_wait(&te->barrier);
 	for (;;) {
@@ -269,8 +269,9 @@ static void *worker_main(void *argp)
 	if (noise) {
 		/* Read by the harness thread after pthread_join, which orders it. */
 		int64_t m = thread_migrations();
-		noise->switches = thread_switches() - switches0;
-		uint64_t k = thread_kernel_ns();
+		uint64_t sw, k;
+		thread_usage(&sw, &k);
+		noise->switches = sw - switches0;
 		noise->kernel_ns = k > kernel0 ? k - kernel0 : 0;
 		noise->migrations = m >= 0 && migrations0 >= 0 ? m - migrations0 : -1;
 		noise->stolen_ns = te->parkers[arg->id].stolen_ns;

@@ -77,7 +77,11 @@ __attribute__((noinline)) static uint64_t probe_fib(uint32_t n)
 	return n < 2 ? n : probe_fib(n - 1) + probe_fib(n - 2);
 }
 
-static int cmp_dbl(const void *a, const void *b);
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
 
 /* The probe on one CPU: the median of NOISE_SPEED_REPS timings; NAN if
  * the thread cannot run there. */
@@ -133,6 +137,16 @@ double noise_speed_ns(const int32_t *cpus, uint32_t workers)
 	return slowest > 0 ? slowest : NAN;
 }
 
+/* Did a probe move by more than `ratio`, either way, from before to after
+ * (both made)? */
+static bool moved(double before, double after, double ratio)
+{
+	if (!(isfinite(before) && isfinite(after) && before > 0 && after > 0))
+		return false;
+	double r = after / before;
+	return r > ratio || r < 1 / ratio;
+}
+
 uint32_t noise_flags(const struct trial_noise *n, uint32_t workers, uint64_t makespan_ns,
 		     long ncpus)
 {
@@ -153,18 +167,10 @@ uint32_t noise_flags(const struct trial_noise *n, uint32_t workers, uint64_t mak
 	if (isfinite(n->steal_ns) &&
 	    n->steal_ns > NOISE_STEAL_SHARE * (double)(ncpus > 0 ? ncpus : 1) * (double)makespan_ns)
 		f |= NOISE_STEAL;
-	if (isfinite(n->c2c_before_ns) && isfinite(n->c2c_after_ns) && n->c2c_before_ns > 0 &&
-	    n->c2c_after_ns > 0) {
-		double r = n->c2c_after_ns / n->c2c_before_ns;
-		if (r > NOISE_C2C_RATIO || r < 1 / NOISE_C2C_RATIO)
-			f |= NOISE_C2C;
-	}
-	if (isfinite(n->speed_before_ns) && isfinite(n->speed_after_ns) &&
-	    n->speed_before_ns > 0 && n->speed_after_ns > 0) {
-		double r = n->speed_after_ns / n->speed_before_ns;
-		if (r > NOISE_SPEED_RATIO || r < 1 / NOISE_SPEED_RATIO)
-			f |= NOISE_SPEED;
-	}
+	if (moved(n->c2c_before_ns, n->c2c_after_ns, NOISE_C2C_RATIO))
+		f |= NOISE_C2C;
+	if (moved(n->speed_before_ns, n->speed_after_ns, NOISE_SPEED_RATIO))
+		f |= NOISE_SPEED;
 	return f;
 }
 
@@ -255,12 +261,6 @@ const char *noise_mode_name(enum noise_mode m)
 
 const char *const tukey_class_name[5] = { "low-severe", "low-mild", "normal", "high-mild",
 					  "high-severe" };
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* Quantile q of sorted s[0..n) by linear interpolation (R type 7). */
 static double quantile(const double *s, uint32_t n, double q)

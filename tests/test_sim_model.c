@@ -300,20 +300,31 @@ static void charges_add_exactly(void)
  * overlap (their takings interleave) as many times as its takings can
  * follow the other's, at most one more than the other step had. The
  * harness's injection of the root, outside any step, counts with the
- * first.
+ * first. remote[i]: poll i's remote locks.
  */
-static uint32_t lock_book(const struct mt *m, uint32_t *local)
+static void remote_book(const struct mt *m, uint32_t *remote)
 {
-	uint32_t last = UINT32_MAX, last_n = 0, remote = 0, takings = 0;
+	uint32_t last = UINT32_MAX, last_n = 0;
 	uint64_t last_end = 0;
 	for (uint32_t i = 0; i < m->npolls; i++) {
 		uint32_t n = 1 + m->poll_spawns[i];
+		remote[i] = 0;
 		if (last != UINT32_MAX && last != m->poller[i])
-			remote += last_end <= m->poll_start[i] ? 1 : n < last_n + 1 ? n : last_n + 1;
+			remote[i] = last_end <= m->poll_start[i] ? 1 : n < last_n + 1 ? n : last_n + 1;
 		last = m->poller[i];
 		last_n = n;
 		last_end = m->poll_end[i];
-		takings += n;
+	}
+}
+
+/* The remote locks of the book (remote_book); *local: the other takings. */
+static uint32_t lock_book(const struct mt *m, uint32_t *local)
+{
+	uint32_t r[2 * MAXK + 2], remote = 0, takings = 0;
+	remote_book(m, r);
+	for (uint32_t i = 0; i < m->npolls; i++) {
+		remote += r[i];
+		takings += 1 + m->poll_spawns[i];
 	}
 	*local = takings - remote;
 	return remote;
@@ -401,31 +412,26 @@ static void remote_lock_pays_transfer(void)
  * not holds). Replaying the polls in the sim's order, a hold that starts
  * before the lock is free (another worker's hold or transfer under way)
  * waited: it starts `wait` after that, and counts in lock_waits. Then the
- * step's remote takings (lock_book's rule) move the lock's lines, `xfer`
- * each, the lock busy meanwhile, and then the hold. Returns the waits;
- * end[i] is when poll i's hold ends, waited[i] whether it waited.
+ * step's remote takings (remote_book) move the lock's lines, `xfer` each,
+ * the lock busy meanwhile, and then the hold. Returns the waits; end[i] is
+ * when poll i's hold ends, waited[i] whether it waited.
  */
 static uint32_t wait_book(const struct mt *m, uint64_t hold, uint64_t wait, uint64_t xfer,
 			  uint64_t *end, bool *waited)
 {
-	uint64_t free = 0, last_end = 0;
-	uint32_t waits = 0, last = UINT32_MAX, last_n = 0;
+	uint64_t free = 0;
+	uint32_t waits = 0, remote[2 * MAXK + 2];
+	remote_book(m, remote);
 	for (uint32_t i = 0; i < m->npolls; i++) {
 		uint64_t t = m->poll_start[i];
-		uint32_t n = 1 + m->poll_spawns[i], remote = 0;
-		if (last != UINT32_MAX && last != m->poller[i])
-			remote = last_end <= t ? 1 : n < last_n + 1 ? n : last_n + 1;
-		last = m->poller[i];
-		last_n = n;
-		last_end = m->poll_end[i];
 		waited[i] = free > t;
 		if (waited[i]) {
 			waits++;
 			t = free + wait;
 			free = t;
 		}
-		if (remote) {
-			t = (t > free ? t : free) + remote * xfer;
+		if (remote[i]) {
+			t = (t > free ? t : free) + remote[i] * xfer;
 			free = t;
 		}
 		free = end[i] = (t > free ? t : free) + hold;
