@@ -357,9 +357,10 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 		cost = cost / 2 + (uint64_t)(((unsigned __int128)cost * rng_next(&s->rng)) >> 32);
 	}
 	sw->clock += cost;
-	uint64_t xfer = model && s->lock_model ? lock_transfer(s, id, start, sw->clock) : 0;
+	bool lock_model = model && s->lock_model;
+	uint64_t xfer = lock_model ? lock_transfer(s, id, start, sw->clock) : 0;
 	if (locks || xfer)
-		sw->clock += lock_cost(s, id, start, locks, xfer, model && s->lock_model);
+		sw->clock += lock_cost(s, id, start, locks, xfer, lock_model);
 	return progressed;
 }
 

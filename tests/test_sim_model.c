@@ -419,22 +419,22 @@ static void remote_lock_pays_transfer(void)
 static uint32_t wait_book(const struct mt *m, uint64_t hold, uint64_t wait, uint64_t xfer,
 			  uint64_t *end, bool *waited)
 {
-	uint64_t free = 0;
+	uint64_t free_at = 0;
 	uint32_t waits = 0, remote[2 * MAXK + 2];
 	remote_book(m, remote);
 	for (uint32_t i = 0; i < m->npolls; i++) {
 		uint64_t t = m->poll_start[i];
-		waited[i] = free > t;
+		waited[i] = free_at > t;
 		if (waited[i]) {
 			waits++;
-			t = free + wait;
-			free = t;
+			t = free_at + wait;
+			free_at = t;
 		}
 		if (remote[i]) {
-			t = (t > free ? t : free) + remote[i] * xfer;
-			free = t;
+			t = (t > free_at ? t : free_at) + remote[i] * xfer;
+			free_at = t;
 		}
-		free = end[i] = (t > free ? t : free) + hold;
+		free_at = end[i] = (t > free_at ? t : free_at) + hold;
 	}
 	return waits;
 }
