@@ -41,17 +41,18 @@ static int named_set(struct sim_named_cost *v, uint32_t *n, const char *name, ui
 	return 0;
 }
 
-void sim_costs_use_work(struct sim_costs *c, const char *name)
+void sim_costs_use_work(struct sim_costs *c, const char *name, bool per_spawn)
 {
 	int i = named_find(c->works, c->nwork, name);
 	c->work = i < 0 ? 0 : c->works[i].ns;
+	c->work_per_spawn = per_spawn;
 }
 
 int64_t sim_costs_policy_poll(const struct sim_costs *c, const char *name)
 {
 	int i = named_find(c->policies, c->npolicy, name);
 	int64_t v = i < 0 ? 0 : (int64_t)c->policies[i].ns;
-	int64_t floor = -(int64_t)(c->poll + c->work);
+	int64_t floor = -(int64_t)(c->poll + (c->work_per_spawn ? 0 : c->work));
 	return v < floor ? floor : v;
 }
 

@@ -76,11 +76,14 @@ struct sim_costs {
 #undef X
 	/*
 	 * The work a poll of the running workload does outside the
-	 * scheduler, charged per poll (its work.NAME entry, resolved by
-	 * sim_costs_use_work; 0 if it has none). Spin-based workloads
-	 * declare theirs with rt_compute instead.
+	 * scheduler, charged per poll, or per spawn for a workload whose
+	 * work comes with each child it makes (its work.NAME entry and its
+	 * work_per_spawn, resolved by sim_costs_use_work; 0 if it has
+	 * none). Spin-based workloads declare theirs with rt_compute
+	 * instead.
 	 */
 	uint64_t work;
+	bool work_per_spawn;
 	uint32_t nwork;
 	struct sim_named_cost works[SIM_WORK_MAX];
 	/*
@@ -114,10 +117,12 @@ static inline uint64_t sim_costs_mechanisms(const struct sim_costs *c,
 	       st->notifies * c->notify + st->parks * c->park;
 }
 
-/* The work.NAME entry for workload `name` becomes the per-poll work. */
-void sim_costs_use_work(struct sim_costs *c, const char *name);
+/* The work.NAME entry for workload `name` becomes the work, charged per
+ * spawn if per_spawn, else per poll. */
+void sim_costs_use_work(struct sim_costs *c, const char *name, bool per_spawn);
 /* The poll.NAME entry for policy `name`, 0 if there is none; never below
- * -(poll + work), so that a poll's whole charge cannot be negative. */
+ * -(poll + work), -poll if the work is per spawn, so that a poll's whole
+ * charge cannot be negative. */
 int64_t sim_costs_policy_poll(const struct sim_costs *c, const char *name);
 /* Are any of the model's charges on (cold_start, line_transfer,
  * lock_transfer, lock_wait, contended, work, a poll.NAME entry)? */

@@ -21,6 +21,7 @@
  * number of workers can be simulated on one core.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,16 @@ struct sim_worker {
  * a seeded PRNG drawn when the event is set: the key (time << 64 | tie),
  * all ones for "no event".
  */
+/* A worker's read-modify-writes of the policy's shared word, for the
+ * model (shared_word): off the step's own lines, which a plain run keeps
+ * to one per worker. */
+struct sim_rmw {
+	uint64_t seen;		/* struct worker's shared_rmws at the last charge */
+	uint64_t mine;		/* its read-modify-writes so far */
+	double at;		/* virtual ns of its last one */
+	double due;		/* expected remote ones not yet charged whole */
+};
+
 typedef unsigned __int128 sim_key;
 #define SIM_NO_EVENT (~(sim_key)0)
 
@@ -90,6 +101,10 @@ struct sim_engine {
 	uint32_t lock_last_n;
 	uint64_t lock_last_end;
 	bool lock_model;
+	/* With the model on: each worker's read-modify-writes of the
+	 * policy's shared word (shared_word), and all workers' so far. */
+	struct sim_rmw *rmw;
+	uint64_t rmw_total;
 	struct runtime *rt;
 	uint64_t steps;
 	/* --explore: a seed perturbing tie-breaks and step costs (0: none) */
@@ -280,7 +295,8 @@ static uint64_t lock_cost(struct sim_engine *s, uint32_t id, uint64_t clock, uin
 static inline uint64_t model_cost(const struct sim_costs *c, const struct worker_stats *st)
 {
 	return (st->cold_migrated + st->cold_aged) * c->cold_start +
-	       st->remote_joins * c->line_transfer + st->polls * (c->work + c->policy_poll) +
+	       (st->remote_joins + st->remote_rmws) * c->line_transfer +
+	       (c->work_per_spawn ? st->spawns : st->polls) * c->work + st->polls * c->policy_poll +
 	       (st->cold_migrated + st->remote_joins) * c->contended;
 }
 
@@ -323,6 +339,36 @@ static uint64_t lock_transfer(struct sim_engine *s, uint32_t id, uint64_t start,
 }
 
 /*
+ * The model's shared word (docs/sim.md): a read-modify-write of a word
+ * every worker writes, such as tokio's idle state at each notify check,
+ * finds the word's line on another core if another worker wrote it since
+ * this worker's previous one, and pays line_transfer. The sim does not
+ * know where in its step a worker's n writes fall, nor where the others'
+ * fall in theirs: it spreads them evenly over the step (`dur` ns from
+ * `start`) and takes the other workers' as a Poisson stream at their rate
+ * so far, so that a write `gap` ns after the worker's previous one follows
+ * another's with probability 1 - exp(-rate * gap). Close writes (a burst
+ * of spawns) then mostly find the line still here, and writes spread over
+ * a long step, or far apart, mostly do not. The expected count gathers in
+ * `due`; returns the whole remote writes it holds, which the step pays.
+ */
+static uint64_t shared_word(struct sim_engine *s, uint32_t id, uint64_t start, uint64_t dur,
+			    uint64_t n)
+{
+	struct sim_rmw *r = &s->rmw[id];
+	double spacing = (double)dur / (double)n;
+	double rate = start ? (double)(s->rmw_total - r->mine) / (double)start : 0;
+	double first = (double)start + spacing / 2 - r->at;
+	r->due += -expm1(-rate * first) - (double)(n - 1) * expm1(-rate * spacing);
+	uint64_t remote = (uint64_t)r->due;
+	r->due -= (double)remote;
+	r->mine += n;
+	r->at = (double)start + (double)dur - spacing / 2;
+	s->rmw_total += n;
+	return remote;
+}
+
+/*
  * Charge what the worker did since the last charge, from its counters. The
  * global lock is modeled at `start`, the clock when the step began: a step
  * takes it to find (or shed) work before the task it runs computes, so
@@ -332,7 +378,8 @@ static uint64_t lock_transfer(struct sim_engine *s, uint32_t id, uint64_t start,
 static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, uint32_t id,
 							  uint64_t start, bool explore, bool model)
 {
-	const struct worker_stats *now = &s->rt->workers[id].st;
+	struct worker *w = &s->rt->workers[id];
+	const struct worker_stats *now = &w->st;
 	const struct sim_costs *c = &s->costs;
 	struct sim_worker *sw = &s->w[id];
 	/* The cost is linear in the counters, so the step's cost is the
@@ -345,6 +392,13 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 	 * dropped here. */
 	DCHECK(model || model_cost(c, now) == 0);
 	uint64_t cost = total - sw->last_cost;
+	if (model && w->shared_rmws != s->rmw[id].seen) {
+		uint64_t remote = shared_word(s, id, start, cost, w->shared_rmws - s->rmw[id].seen);
+		s->rmw[id].seen = w->shared_rmws;
+		w->st.remote_rmws += remote;
+		total += remote * c->line_transfer;
+		cost += remote * c->line_transfer;
+	}
 	uint64_t locks = now->global_batches + now->overflows - sw->last_locks;
 	bool progressed = now->completions != sw->last_completions;
 	sw->last_cost = total;
@@ -666,6 +720,8 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	s->lock_last = 0;
 	s->lock_last_n = 0;
 	s->lock_last_end = 0;
+	s->rmw_total = 0;
+	memset(s->rmw, 0, s->n * sizeof *s->rmw);
 	s->lock_model = sim_costs_model_on(&s->costs);
 	/* Two's complement when negative: the charges are taken modulo 2^64
 	 * (charge), and a poll's whole charge is never negative. */
@@ -673,6 +729,8 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	s->steps = 0;
 	rng_seed(&s->rng, rt->cfg.seed ^ s->seed, 0x73696dull);
 	memset(s->w, 0, s->n * sizeof *s->w);
+	for (uint32_t i = 0; i < s->n; i++)
+		s->rmw[i].seen = rt->workers[i].shared_rmws;
 	rt->touch_on = s->costs.cold_start || s->costs.line_transfer || s->costs.contended;
 	rt->touch_cold_after = s->costs.cold_after;
 	for (uint32_t i = 0; i < s->n && rt->touch_on; i++) {
@@ -719,6 +777,7 @@ static void sim_destroy(struct engine *e)
 	free(s->time);
 	free(s->tie);
 	free(s->win);
+	free(s->rmw);
 	free(s);
 }
 
@@ -761,7 +820,8 @@ struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *cost
 	s->time = aligned_alloc(CACHE_LINE, lines_for((s->leaves + 1) * sizeof *s->time));
 	s->tie = aligned_alloc(CACHE_LINE, lines_for((s->leaves + 1) * sizeof *s->tie));
 	s->win = aligned_alloc(CACHE_LINE, lines_for(2 * s->leaves * sizeof *s->win));
-	if (!s->w || !s->time || !s->tie || !s->win) {
+	s->rmw = calloc(nworkers, sizeof *s->rmw);
+	if (!s->w || !s->time || !s->tie || !s->win || !s->rmw) {
 		sim_destroy(&s->base);
 		return NULL;
 	}

@@ -77,6 +77,12 @@ struct worker {
 	bool tracing;
 	uint32_t tick_budget, tick_polls;
 	uint64_t tick;
+	/* Read-modify-writes of a policy word that every worker writes
+	 * (tokio's idle state, at each notify check), counted by the
+	 * policy: the sim's model charges those expected to follow another
+	 * worker's (remote_rmws). The worker's own count, read by the sim
+	 * engine between steps. */
+	uint64_t shared_rmws;
 	struct rng rng;
 	struct worker_stats st;
 	struct hist sched_delay;	/* runnable -> first poll, sampled */

@@ -1377,9 +1377,10 @@ void calibrate_print(const struct calibration *cal, FILE *f)
 		   "file: what the cost file holds, at least 1)\n", cal->passes, cal->reps);
 	for (uint32_t i = 0; i < cal->nwork; i++) {
 		const struct calibrate_work *cw = &cal->work[i];
-		fprintf(f, "%s%-20s %6.1f ns per poll (1-worker run %.1f, sim without work %.1f; "
-			   "sequential %.1f ns per task; %s)\n", i ? "" : "\n", cw->workload,
-			cw->ns, cw->run_ns_per_poll, cw->mech_ns_per_poll, cw->seq_ns_per_task,
+		fprintf(f, "%s%-20s %6.1f ns per %-5s (1-worker run %.1f, sim without work %.1f "
+			   "ns per poll; sequential %.1f ns per task; %s)\n", i ? "" : "\n",
+			cw->workload, cw->ns, cw->per_spawn ? "spawn" : "poll", cw->run_ns_per_poll,
+			cw->mech_ns_per_poll, cw->seq_ns_per_task,
 			cw->params ? cw->params : "default parameters");
 	}
 }
@@ -1485,15 +1486,17 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 	if (cal->nwork)
 		fprintf(f, "# each workload's work per poll outside the scheduler: the median "
 			   "1-worker volt run's\n# makespan per poll less the 1-worker sim's without "
-			   "work, at the costs above\n# (with the parameters named)\n");
+			   "work, at the costs above\n# (with the parameters named); per spawn where "
+			   "the work comes with each child\n");
 	for (uint32_t i = 0; i < cal->nwork; i++) {
 		const struct calibrate_work *cw = &cal->work[i];
 		char name[64];
 		snprintf(name, sizeof name, "work.%s", cw->workload);
-		fprintf(f, "%-18s = %-6llu # %s; run %.1f, sim without work %.1f ns per poll; "
+		fprintf(f, "%-18s = %-6llu # %s%s; run %.1f, sim without work %.1f ns per poll; "
 			   "sequential %.1f ns per task\n", name,
-			(unsigned long long)whole_ns(cw->ns), cw->params ? cw->params : "defaults",
-			cw->run_ns_per_poll, cw->mech_ns_per_poll, cw->seq_ns_per_task);
+			(unsigned long long)whole_ns(cw->ns), cw->per_spawn ? "per spawn; " : "",
+			cw->params ? cw->params : "defaults", cw->run_ns_per_poll,
+			cw->mech_ns_per_poll, cw->seq_ns_per_task);
 	}
 	if (cal->npolicy)
 		fprintf(f, "# fitted, not measured: each policy's own cost per poll beyond the "
@@ -1689,7 +1692,9 @@ int calibrate_sim_run(const struct calibrate_work_spec *spec, const struct sim_c
 	struct worker_stats st;
 	if (!wl || wl->nparams > 64 || work_params(wl, spec->params, pv) != 0)
 		return -EINVAL;
-	int rc = work_run(wl, pv, costs, ns, &st);
+	struct sim_costs c = *costs;
+	c.work_per_spawn = wl->work_per_spawn;
+	int rc = work_run(wl, pv, &c, ns, &st);
 	*polls = st.polls;
 	return rc;
 }
@@ -1814,16 +1819,21 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 			break;
 		double polls = sst.polls ? (double)sst.polls : 1;
 		cw->polls = sst.polls;
+		cw->spawns = sst.spawns;
+		cw->per_spawn = wl->work_per_spawn;
 		cw->seq_ns_per_task = median(seq, n);
 		cw->run_ns_per_poll = rf.run_ns / polls;
 		cw->mech_ns_per_poll = (double)sim_ns / polls;
-		cw->ns = fmax(cw->run_ns_per_poll - cw->mech_ns_per_poll, 0);
-		say(&c, "work.%s (%s): %.1f ns per poll (median of %u of %u 1-worker runs in the "
+		/* The same difference, spread over the spawns instead when the
+		 * work comes with each child. */
+		double units = cw->per_spawn ? (sst.spawns ? (double)sst.spawns : 1) : polls;
+		cw->ns = fmax((rf.run_ns - (double)sim_ns) / units, 0);
+		say(&c, "work.%s (%s): %.1f ns per %s (median of %u of %u 1-worker runs in the "
 		    "regime %.0f..%.0f ns, compute probe %.0f..%.0f ns, %.1f ns per poll; the sim "
 		    "without work %.1f; sequential %.1f ns per task)", cw->workload,
-		    cw->params ? cw->params : "defaults", cw->ns, rf.kept, rf.runs, rf.c2c_lo,
-		    rf.c2c_hi, rf.speed_lo, rf.speed_hi, cw->run_ns_per_poll,
-		    cw->mech_ns_per_poll, cw->seq_ns_per_task);
+		    cw->params ? cw->params : "defaults", cw->ns, cw->per_spawn ? "spawn" : "poll",
+		    rf.kept, rf.runs, rf.c2c_lo, rf.c2c_hi, rf.speed_lo, rf.speed_hi,
+		    cw->run_ns_per_poll, cw->mech_ns_per_poll, cw->seq_ns_per_task);
 		cal->nwork++;
 	}
 	if (c.e)
@@ -2083,7 +2093,7 @@ static int fit_2w(struct cal *c, struct calibration *cal, const struct policy *p
 	struct worker_stats st;
 	memset(fit, 0, sizeof *fit);
 	struct sim_costs costs = cal->costs;
-	sim_costs_use_work(&costs, wl->name);
+	sim_costs_use_work(&costs, wl->name, wl->work_per_spawn);
 	uint64_t *cost = (uint64_t *)((char *)&costs + off);
 	*cost = 0;
 	/* The sim without the figure: what the costs measured at the work
@@ -2136,7 +2146,7 @@ int calibrate_policy_sim_run(const struct calibrate_work_spec *spec, const char 
 	if (!wl || !p || wl->nparams > 64 || work_params(wl, spec->params, pv) != 0)
 		return -EINVAL;
 	struct sim_costs c = *costs;
-	sim_costs_use_work(&c, wl->name);
+	sim_costs_use_work(&c, wl->name, wl->work_per_spawn);
 	int rc = policy_run(p, workers, wl, pv, &c, ns, &st);
 	*polls = st.polls;
 	return rc;
@@ -2175,7 +2185,7 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 	}
 	struct sim_costs costs = cal->costs;
 	cal->poll_base = cal->costs;
-	sim_costs_use_work(&costs, wl->name);
+	sim_costs_use_work(&costs, wl->name, wl->work_per_spawn);
 	cal->npolicy = 0;
 	/* Volt's run at the work's fit, when it was of this very workload:
 	 * each policy's run is brought to the machine's speed then, measured

@@ -50,8 +50,11 @@ struct calibrate_work {
 	double seq_ns_per_task;		/* the sequential baseline */
 	double run_ns_per_poll;		/* the median 1-worker run's makespan per poll */
 	double mech_ns_per_poll;	/* the 1-worker sim's without work, per poll */
-	double ns;			/* per poll: run - mechanisms, at least 0 */
-	uint64_t polls;
+	/* per poll, or per spawn for a workload whose work comes with each
+	 * child (work_per_spawn): run - mechanisms, at least 0 */
+	double ns;
+	uint64_t polls, spawns;
+	bool per_spawn;
 };
 
 /*

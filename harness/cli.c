@@ -776,7 +776,7 @@ static int apply_cost_sets(struct cli *c, char *err, size_t len)
 			return fail(err, len, "cost poll.%s: no policy %s (valid: %s)",
 				    c->costs.policies[i].name, c->costs.policies[i].name, valid);
 		}
-	sim_costs_use_work(&c->costs, c->wl->name);
+	sim_costs_use_work(&c->costs, c->wl->name, c->wl->work_per_spawn);
 	return 0;
 }
 

@@ -390,16 +390,19 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		fprintf(f, "sim model: %s's own per poll %.3f ms (%" PRIu64 " polls x %" PRId64
 			   " ns, fitted: poll.%s)\n", cfg->policy->name,
 			(double)s->polls * (double)pp / 1e6, s->polls, pp, cfg->policy->name);
-	fprintf(f, "sim model: work %.3f ms (%" PRIu64 " polls x %" PRIu64 " ns), cold starts "
+	uint64_t units = c->work_per_spawn ? s->spawns : s->polls;
+	fprintf(f, "sim model: work %.3f ms (%" PRIu64 " %s x %" PRIu64 " ns), cold starts "
 		   "%.3f ms (%" PRIu64 " migrated + %" PRIu64 " aged x %" PRIu64 " ns), line "
-		   "transfers %.3f ms (%" PRIu64 " remote joins x %" PRIu64 " ns), lock transfers "
-		   "%.3f ms (%" PRIu64 " remote locks x %" PRIu64 " ns), lock handoffs %.3f ms (%"
-		   PRIu64 " waits x %" PRIu64 " ns), contention %.3f ms (%" PRIu64 " migrated + "
-		   "remote joins x %" PRIu64 " ns), over all trials and workers\n",
-		(double)(s->polls * c->work) / 1e6, s->polls, c->work,
-		(double)((s->cold_migrated + s->cold_aged) * c->cold_start) / 1e6, s->cold_migrated,
-		s->cold_aged, c->cold_start, (double)(s->remote_joins * c->line_transfer) / 1e6,
-		s->remote_joins, c->line_transfer, (double)(s->remote_locks * c->lock_transfer) / 1e6,
+		   "transfers %.3f ms (%" PRIu64 " remote joins + %" PRIu64 " remote shared-word "
+		   "RMWs x %" PRIu64 " ns), lock transfers %.3f ms (%" PRIu64 " remote locks x %"
+		   PRIu64 " ns), lock handoffs %.3f ms (%" PRIu64 " waits x %" PRIu64 " ns), "
+		   "contention %.3f ms (%" PRIu64 " migrated + remote joins x %" PRIu64
+		   " ns), over all trials and workers\n",
+		(double)(units * c->work) / 1e6, units, c->work_per_spawn ? "spawns" : "polls",
+		c->work, (double)((s->cold_migrated + s->cold_aged) * c->cold_start) / 1e6,
+		s->cold_migrated, s->cold_aged, c->cold_start,
+		(double)((s->remote_joins + s->remote_rmws) * c->line_transfer) / 1e6, s->remote_joins,
+		s->remote_rmws, c->line_transfer, (double)(s->remote_locks * c->lock_transfer) / 1e6,
 		s->remote_locks, c->lock_transfer, (double)(s->lock_waits * c->lock_wait) / 1e6,
 		s->lock_waits, c->lock_wait,
 		(double)((s->cold_migrated + s->remote_joins) * c->contended) / 1e6,
@@ -608,11 +611,11 @@ static json_t *sim_model_json(const struct run_config *cfg, const struct worker_
 	SIM_MODEL_COUNTERS(X)
 #undef X
 	rc |= put(ns, "cold_start", jint((s->cold_migrated + s->cold_aged) * c->cold_start));
-	rc |= put(ns, "line_transfer", jint(s->remote_joins * c->line_transfer));
+	rc |= put(ns, "line_transfer", jint((s->remote_joins + s->remote_rmws) * c->line_transfer));
 	rc |= put(ns, "lock_transfer", jint(s->remote_locks * c->lock_transfer));
 	rc |= put(ns, "lock_wait", jint(s->lock_waits * c->lock_wait));
 	rc |= put(ns, "contended", jint((s->cold_migrated + s->remote_joins) * c->contended));
-	rc |= put(ns, "work", jint(s->polls * c->work));
+	rc |= put(ns, "work", jint((c->work_per_spawn ? s->spawns : s->polls) * c->work));
 	rc |= put(ns, "policy_poll",
 		  json_integer((json_int_t)s->polls * sim_costs_policy_poll(c, cfg->policy->name)));
 	rc |= put(o, "counters_total", n);

@@ -451,6 +451,11 @@ static bool remove_sleeper(struct tokio *tk, uint32_t id)
 static bool tokio_notify(struct runtime *rt, struct worker *w)
 {
 	struct tokio *tk = TK(rt);
+	/* The read-modify-write of the idle state that every worker writes,
+	 * at every notify check (tokio idle.rs, notify_should_wakeup): the
+	 * sim's model charges it when it follows another worker's. */
+	if (w)
+		w->shared_rmws++;
 	if (!should_wakeup(rt, atomic_fetch_add_explicit(&tk->state, 0, memory_order_acq_rel)))
 		return false;
 	inject_lock(&rt->inject);
@@ -466,6 +471,8 @@ static bool tokio_notify(struct runtime *rt, struct worker *w)
 	}
 	/* The woken worker counts as unparked and searching from now on. */
 	atomic_fetch_add_explicit(&tk->state, UNPARK_ONE | 1, memory_order_acq_rel);
+	if (w)
+		w->shared_rmws++;
 	uint32_t id = pop_sleeper(tk);
 	inject_unlock(&rt->inject);
 	if (w)
@@ -506,6 +513,7 @@ static void leave_searching(struct worker *w)
 	struct tokio *tk = TK(w->rt);
 	w->searching = false;
 	uint64_t prev = atomic_fetch_sub_explicit(&tk->state, 1, memory_order_acq_rel);
+	w->shared_rmws++;
 	CHECK((prev & SEARCH_MASK) >= 1);
 	if ((prev & SEARCH_MASK) == 1 && tokio_notify(w->rt, w))
 		w->st.last_searcher_notifies++;
@@ -638,6 +646,7 @@ static struct task *steal_work(struct worker *w)
 	if (!w->searching) {
 		if (!try_search(rt, tk))
 			return NULL;
+		w->shared_rmws++;
 		w->searching = true;
 		w->st.searcher_enter++;
 	}
@@ -900,6 +909,7 @@ bool tokio_park(struct worker *w, uint64_t *timeout_ns)
 	 * side of the argument above tokio_notify). */
 	uint64_t prev = atomic_fetch_sub_explicit(&tk->state, UNPARK_ONE + (searching ? 1 : 0),
 						  memory_order_acq_rel);
+	w->shared_rmws++;
 	CHECK((prev >> UNPARK_SHIFT) >= 1);
 	CHECK(!searching || (prev & SEARCH_MASK) >= 1);
 	CHECK(!tk->listed[w->index]);
@@ -945,6 +955,7 @@ void tokio_unparked(struct worker *w, enum park_wake how)
 		/* not claimed: count ourselves unparked (unpark_one(0)) */
 		remove_sleeper(tk, w->index);
 		atomic_fetch_add_explicit(&tk->state, UNPARK_ONE, memory_order_acq_rel);
+		w->shared_rmws++;
 	}
 	inject_unlock(&rt->inject);
 	tw->repark = again;

@@ -268,7 +268,7 @@ static void fitted_figures_reproduce_their_runs(void)
 		/* What the sim charged: the figure, or the floor of fib's
 		 * run, minus the poll cost and work.fib. */
 		struct sim_costs cf = c;
-		sim_costs_use_work(&cf, "fib");
+		sim_costs_use_work(&cf, "fib", false);
 		int64_t charged = sim_costs_policy_poll(&cf, cp->policy);
 		ASSERT(charged == (pp > -(int64_t)(cf.poll + cf.work) ? pp :
 				   -(int64_t)(cf.poll + cf.work)));

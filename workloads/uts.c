@@ -600,6 +600,7 @@ const struct workload workload_uts = {
 	.param_names = uts_names,
 	.sample_period = 64,
 	.quick_params = uts_quick,
+	.work_per_spawn = true,	/* a SHA-1 per child, in the parent's poll (uts_rng_child) */
 	.resolve = uts_resolve,
 	.check = uts_check,
 	.create = uts_create,

@@ -50,6 +50,10 @@ struct workload {
 	/* "name=value" settings (NULL-terminated) for a run of well under a
 	 * second, used by test suites that run every policy on it. */
 	const char *const *quick_params;
+	/* Its own work comes with each child it makes rather than with each
+	 * poll (UTS hashes a child's state before spawning it): the sim
+	 * charges work.NAME per spawn, and the calibration fits it so. */
+	bool work_per_spawn;
 
 	/*
 	 * Rewrite params into what create() will run (a named preset into the
