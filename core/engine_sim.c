@@ -345,7 +345,7 @@ static uint64_t lock_transfer(struct sim_engine *s, uint32_t id, uint64_t start,
  * this worker's previous one, and pays line_transfer. The sim does not
  * know where in its step a worker's n writes fall, nor where the others'
  * fall in theirs: it spreads them evenly over the step (`dur` ns from
- * `start`) and takes the other workers' as a Poisson stream at their rate
+ * `start`: its tasks' compute and its charge) and takes the other workers' as a Poisson stream at their rate
  * so far, so that a write `gap` ns after the worker's previous one follows
  * another's with probability 1 - exp(-rate * gap). Close writes (a burst
  * of spawns) then mostly find the line still here, and writes spread over
@@ -393,7 +393,9 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 	DCHECK(model || model_cost(c, now) == 0);
 	uint64_t cost = total - sw->last_cost;
 	if (model && w->shared_rmws != s->rmw[id].seen) {
-		uint64_t remote = shared_word(s, id, start, cost, w->shared_rmws - s->rmw[id].seen);
+		/* The step's span: its tasks' compute, then its charge. */
+		uint64_t span = sw->clock - start + cost;
+		uint64_t remote = shared_word(s, id, start, span, w->shared_rmws - s->rmw[id].seen);
 		s->rmw[id].seen = w->shared_rmws;
 		w->st.remote_rmws += remote;
 		total += remote * c->line_transfer;

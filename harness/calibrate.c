@@ -1492,11 +1492,11 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 		const struct calibrate_work *cw = &cal->work[i];
 		char name[64];
 		snprintf(name, sizeof name, "work.%s", cw->workload);
-		fprintf(f, "%-18s = %-6llu # %s%s; run %.1f, sim without work %.1f ns per poll; "
+		fprintf(f, "%-18s = %-6llu # %s; %srun %.1f, sim without work %.1f ns per poll; "
 			   "sequential %.1f ns per task\n", name,
-			(unsigned long long)whole_ns(cw->ns), cw->per_spawn ? "per spawn; " : "",
-			cw->params ? cw->params : "defaults", cw->run_ns_per_poll,
-			cw->mech_ns_per_poll, cw->seq_ns_per_task);
+			(unsigned long long)whole_ns(cw->ns), cw->params ? cw->params : "defaults",
+			cw->per_spawn ? "per spawn; " : "", cw->run_ns_per_poll, cw->mech_ns_per_poll,
+			cw->seq_ns_per_task);
 	}
 	if (cal->npolicy)
 		fprintf(f, "# fitted, not measured: each policy's own cost per poll beyond the "

@@ -164,31 +164,35 @@ static void unknown_cost_rejected(void)
 }
 
 /*
- * Small sizes of three workloads: each one's work is the median 1-worker
+ * Small sizes of four workloads: each one's work is the median 1-worker
  * threads run less the 1-worker sim without work, so the sim with that
- * work per poll lands on the run (to the rounding of the work to whole ns,
- * and the last poll, whose charge comes after the run's end).
+ * work per poll (per spawn for UTS) lands on the run (to the rounding of
+ * the work to whole ns, and the last poll, whose charge comes after the
+ * run's end).
  */
 static void work_reproduces_the_run(void)
 {
 	static const struct calibrate_work_spec spec[] = {
 		{ "fib", "n=12" }, { "nqueens", "n=6" }, { "spawn-many", "n=300" },
+		{ "uts", "preset=2" },
 	};
 	ASSERT_EQ(cal.regime_hi, 0);
-	ASSERT_EQ(calibrate_workloads_of(&cal, 1, stderr, spec, 3), 0);
-	ASSERT_EQ(cal.nwork, 3);
+	ASSERT_EQ(calibrate_workloads_of(&cal, 1, stderr, spec, 4), 0);
+	ASSERT_EQ(cal.nwork, 4);
 	/* Two CPUs: the host's common state was probed first and set the
 	 * regime, both round trip and compute speed. */
 	if (cal.cpus >= 2)
 		ASSERT(cal.state_kept > 0 && cal.regime_hi >= cal.regime_lo && cal.regime_lo > 0 &&
 		       cal.speed_hi[0] >= cal.speed_lo[0] && cal.speed_lo[0] > 0 &&
 		       cal.speed_hi[1] >= cal.speed_lo[1] && cal.speed_lo[1] > 0);
-	for (uint32_t i = 0; i < 3; i++) {
+	for (uint32_t i = 0; i < 4; i++) {
 		const struct calibrate_work *cw = &cal.work[i];
 		struct sim_costs c = cal.costs;
 		uint64_t ns, polls;
 		ASSERT(strcmp(cw->workload, spec[i].workload) == 0);
 		ASSERT(cw->polls > 0 && isfinite(cw->ns) && cw->ns >= 0);
+		/* UTS's work comes with each child: fitted per spawn. */
+		ASSERT_EQ(cw->per_spawn, strcmp(cw->workload, "uts") == 0);
 		c.work = 0;
 		ASSERT_EQ(calibrate_sim_run(&spec[i], &c, &ns, &polls), 0);
 		ASSERT_U64_EQ(polls, cw->polls);

@@ -295,6 +295,19 @@ assert m["counters_total"]["lock_waits"] > 0, m
 assert m["charged_ns"]["lock_wait"] == 45 * m["counters_total"]["lock_waits"], m
 PY
 	fail "--costs auto under central-queue: $(cat "$tmp/out")"
+# Tokio's notify checks write its idle state: some of them follow the other
+# worker's, each charged line_transfer with the remote joins.
+"$harness" --policy=tokio --workload=fib --param n=12 --engine=sim --workers 2 \
+	--trials 1 --warmup 0 --costs auto --json "$tmp/auto-tk.json" >"$tmp/out" 2>"$tmp/err" ||
+	fail "--costs auto under tokio: exit status $?"
+/usr/bin/python3 - "$tmp/auto-tk.json" <<'PY' >"$tmp/out" 2>&1 ||
+import json, sys
+m = json.load(open(sys.argv[1]))["sim_model"]
+assert m["counters_total"]["remote_rmws"] > 0, m
+assert m["charged_ns"]["line_transfer"] == 30 * (m["counters_total"]["remote_joins"] +
+                                                 m["counters_total"]["remote_rmws"]), m
+PY
+	fail "--costs auto under tokio: $(cat "$tmp/out")"
 pass "--costs auto reads this machine's entry and records its path, age and the model's charges"
 printf 'work.nosuch = 3\n' >"$tmp/badwork"
 expect_bad "a work cost of no workload" "no workload nosuch" --policy=volt --workload=fib \

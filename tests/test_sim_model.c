@@ -24,8 +24,16 @@
  *     the workers that took it, in the order of the polls that did); and a
  *     hold of the lock that starts while another worker's is under way
  *     waits for it and pays the handoff (lock_wait), one that finds the
- *     lock free does not.
+ *     lock free does not;
+ *   - a write of a word every worker writes (a policy's shared word, here
+ *     written by the children themselves under volt, which writes none)
+ *     pays line_transfer as often as the model expects it to follow
+ *     another worker's (the book: the same expectation, replayed from the
+ *     polls), never on 1 worker; and tokio's own writes (its idle state at
+ *     each notify check) are the ones it counts.
  */
+#include <math.h>
+
 #include "core/costs.h"
 #include "run_util.h"
 
@@ -59,7 +67,10 @@ struct mt {
 	uint32_t poller[2 * MAXK + 2];
 	uint64_t poll_start[2 * MAXK + 2], poll_end[2 * MAXK + 2];
 	uint32_t poll_spawns[2 * MAXK + 2];
+	uint32_t poll_writes[2 * MAXK + 2];
 	uint32_t npolls;
+	/* Children write the shared word 1 + slot % writes times (0: never). */
+	uint32_t writes;
 	/* Grandchildren: each child spawns `grand` of them (fan-out). */
 	uint32_t grand;
 	struct mt_task gchild[MAXK];
@@ -90,6 +101,9 @@ static enum task_poll mt_child_poll(struct task *t, struct worker *w)
 		rt_spawn(w, &gc->task);
 		m->poll_spawns[i]++;
 	}
+	/* Writes of the policy's shared word, as a policy counts them. */
+	m->poll_writes[i] = m->writes ? 1 + c->slot % m->writes : 0;
+	w->shared_rmws += m->poll_writes[i];
 	m->poll_end[i] = rt_now(w->rt, w);
 	if (m->join) {
 		m->arrival[m->narrivals++] = w->index;
@@ -106,6 +120,7 @@ static enum task_poll mt_root_poll(struct task *t, struct worker *w)
 	m->root_poller[m->root_polls++] = w->index;
 	m->poll_start[m->npolls] = m->poll_end[m->npolls] = rt_now(w->rt, w);
 	m->poll_spawns[m->npolls] = m->root_polls == 2 ? 0 : m->k;
+	m->poll_writes[m->npolls] = 0;
 	m->poller[m->npolls++] = w->index;
 	if (m->root_polls == 2) {
 		rt_finish(w->rt, w);
@@ -266,6 +281,14 @@ static void charges_add_exactly(void)
 	ASSERT_U64_EQ(b.makespan, a.makespan + 700 * b.tot.cold_aged);
 	/* The run ends inside the last poll (rt_finish), before its charge. */
 	ASSERT_U64_EQ(d.makespan, b.makespan + 50 * (d.tot.polls - 1));
+	/* Work that comes with each child (UTS's): charged per spawn, the
+	 * root's 10, whose poll's charge comes before the children run. */
+	struct sim_costs spawn = both;
+	spawn.work_per_spawn = true;
+	struct model_out g;
+	mt_run("volt", 1, 1, &spawn, &m, &g);
+	ASSERT_U64_EQ(g.tot.spawns, m.k);
+	ASSERT_U64_EQ(g.makespan, b.makespan + 50 * g.tot.spawns);
 	/* The policy's own per-poll figure is charged like the work, and only
 	 * the running policy's entry. */
 	struct sim_costs pol = both;
@@ -547,6 +570,120 @@ static void contended_pays_migrations(void)
 	ASSERT_U64_EQ(b.makespan, a.makespan);
 }
 
+/*
+ * The shared word by the book (the engine's shared_word, replayed from the
+ * polls in the order the sim ran them; nothing but the children's compute
+ * moves a clock in a polling step here, so a poll's span is its step's). A
+ * poll that wrote n times spreads its writes evenly over its span; the
+ * other workers' writes so far, over the time so far, are a Poisson
+ * stream; a write `gap` ns after its worker's previous one follows one of
+ * theirs with probability 1 - exp(-rate * gap). Each worker's expectation
+ * gathers, and counts in whole writes. *writes: all of them.
+ */
+static uint64_t rmw_book(const struct mt *m, uint64_t *writes)
+{
+	uint64_t total = 0, mine[2] = { 0, 0 }, remote = 0;
+	double at[2] = { 0, 0 }, due[2] = { 0, 0 };
+	for (uint32_t i = 0; i < m->npolls; i++) {
+		uint64_t n = m->poll_writes[i], start = m->poll_start[i];
+		uint64_t span = m->poll_end[i] - start;
+		uint32_t w = m->poller[i];
+		if (n == 0)
+			continue;
+		ASSERT(w < 2);
+		double spacing = (double)span / (double)n;
+		double rate = start ? (double)(total - mine[w]) / (double)start : 0;
+		double first = (double)start + spacing / 2 - at[w];
+		due[w] += -expm1(-rate * first) - (double)(n - 1) * expm1(-rate * spacing);
+		uint64_t k = (uint64_t)due[w];
+		due[w] -= (double)k;
+		remote += k;
+		mine[w] += n;
+		at[w] = (double)start + (double)span - spacing / 2;
+		total += n;
+	}
+	*writes = total;
+	return remote;
+}
+
+/*
+ * Fan-out on 2 workers under volt, children of 20 to 34 us that write the
+ * shared word 1 to 3 times (spread over a long poll, far apart) or that
+ * compute nothing (close together): the remote writes are the book's, and
+ * some writes are local. On 1 worker none is remote. Each remote write
+ * adds line_transfer to its worker's clock. And tokio's writes: its notify
+ * checks at the spawns of a fork, and its searches, count, and are remote
+ * on 2 workers only.
+ */
+static void shared_word_pays_transfer(void)
+{
+	struct sim_costs c;
+	lock_costs(&c, 0);
+	c.line_transfer = 500;
+	uint64_t remote_seen = 0, local_seen = 0;
+	static const uint64_t compute[2] = { 20000, 0 };
+	for (uint32_t k = 0; k < 2; k++) {
+		for (uint64_t seed = 1; seed <= 4; seed++) {
+			static struct mt m;
+			m = (struct mt){ .k = 32, .compute_ns = compute[k], .writes = 3 };
+			struct model_out o;
+			mt_run("volt", 2, seed, &c, &m, &o);
+			ASSERT_EQ(m.npolls, 1 + m.k);
+			uint64_t writes, remote = rmw_book(&m, &writes);
+			ASSERT_U64_EQ(o.tot.remote_rmws, remote);
+			ASSERT(writes >= m.k && remote < writes);
+			remote_seen += remote;
+			local_seen += writes - remote;
+		}
+	}
+	ASSERT(remote_seen > 0 && local_seen > 0);
+	fprintf(stderr, "    %llu remote and %llu local writes of the shared word\n",
+		(unsigned long long)remote_seen, (unsigned long long)local_seen);
+
+	/* One worker: every write finds the line where it left it. The
+	 * model on (line_transfer), so the figure is looked at. */
+	static struct mt one = { .k = 32, .compute_ns = 20000, .writes = 3 };
+	struct model_out a, b;
+	mt_run("volt", 1, 1, &c, &one, &a);
+	ASSERT_U64_EQ(a.tot.remote_rmws, 0);
+
+	/* At 0 and 5 us a write: the same polls in the same places (the
+	 * children outlast the charges), and a run longer by at least the
+	 * slower worker's share of them, by no more than all. */
+	struct sim_costs zero = c, more = c;
+	zero.line_transfer = 0;
+	zero.work = 1;
+	more.line_transfer = 5000;
+	more.work = 1;
+	static struct mt m2 = { .k = 24, .compute_ns = 200000, .writes = 3 };
+	mt_run("volt", 2, 1, &zero, &m2, &a);
+	uint32_t order[2 * MAXK + 2];
+	memcpy(order, m2.poller, sizeof order);
+	mt_run("volt", 2, 1, &more, &m2, &b);
+	ASSERT(a.tot.remote_rmws > 0);
+	ASSERT(memcmp(order, m2.poller, sizeof order) == 0);
+	ASSERT_U64_EQ(b.tot.remote_rmws, a.tot.remote_rmws);
+	ASSERT(b.makespan >= a.makespan + 5000 * (b.tot.remote_rmws / 2));
+	ASSERT(b.makespan <= a.makespan + 5000 * b.tot.remote_rmws);
+
+	/* Tokio's own: children that spawn 4 grandchildren each, whose
+	 * pushes past the LIFO slot check the idle state. */
+	uint64_t tokio_remote = 0;
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		static struct mt t;
+		t = (struct mt){ .k = 12, .compute_ns = 20000, .grand = 4 };
+		mt_run("tokio", 2, seed, &c, &t, &a);
+		tokio_remote += a.tot.remote_rmws;
+		t = (struct mt){ .k = 12, .compute_ns = 20000, .grand = 4 };
+		mt_run("volt", 2, seed, &c, &t, &b);
+		ASSERT_U64_EQ(b.tot.remote_rmws, 0);
+	}
+	ASSERT(tokio_remote > 0);
+	static struct mt t1 = { .k = 12, .compute_ns = 20000, .grand = 4 };
+	mt_run("tokio", 1, 1, &c, &t1, &a);
+	ASSERT_U64_EQ(a.tot.remote_rmws, 0);
+}
+
 int main(void)
 {
 	RUN(stolen_pays_cold_start);
@@ -555,5 +692,6 @@ int main(void)
 	RUN(remote_lock_pays_transfer);
 	RUN(lock_wait_pays_handoff);
 	RUN(contended_pays_migrations);
+	RUN(shared_word_pays_transfer);
 	return 0;
 }
