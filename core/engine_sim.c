@@ -297,7 +297,7 @@ static inline uint64_t model_cost(const struct sim_costs *c, const struct worker
 	return (st->cold_migrated + st->cold_aged) * c->cold_start +
 	       (st->remote_joins + st->remote_rmws) * c->line_transfer +
 	       (c->work_per_spawn ? st->spawns : st->polls) * c->work + st->polls * c->policy_poll +
-	       (st->cold_migrated + st->remote_joins) * c->contended;
+	       (st->cold_migrated + st->remote_joins + st->remote_rmws) * c->contended;
 }
 
 /* With the cache model on, every task a worker hands to its policy (a
@@ -342,7 +342,8 @@ static uint64_t lock_transfer(struct sim_engine *s, uint32_t id, uint64_t start,
  * The model's shared word (docs/sim.md): a read-modify-write of a word
  * every worker writes, such as tokio's idle state at each notify check,
  * finds the word's line on another core if another worker wrote it since
- * this worker's previous one, and pays line_transfer. The sim does not
+ * this worker's previous one, and pays line_transfer and contended, as a
+ * remote join's read-modify-write of its parent does. The sim does not
  * know where in its step a worker's n writes fall, nor where the others'
  * fall in theirs: it spreads them evenly over the step (`dur` ns from
  * `start`: its tasks' compute and its charge) and takes the other workers' as a Poisson stream at their rate
@@ -398,8 +399,8 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 		uint64_t remote = shared_word(s, id, start, span, w->shared_rmws - s->rmw[id].seen);
 		s->rmw[id].seen = w->shared_rmws;
 		w->st.remote_rmws += remote;
-		total += remote * c->line_transfer;
-		cost += remote * c->line_transfer;
+		total += remote * (c->line_transfer + c->contended);
+		cost += remote * (c->line_transfer + c->contended);
 	}
 	uint64_t locks = now->global_batches + now->overflows - sw->last_locks;
 	bool progressed = now->completions != sw->last_completions;

@@ -49,7 +49,7 @@
 	X(remote_joins, "join arrivals on a parent another worker touched last (line_transfer)") \
 	X(remote_locks, "takings of the global queue's lock after another worker's (lock_transfer)") \
 	X(lock_waits, "holds of the global queue's lock that waited for another worker's hold or transfer (lock_wait)") \
-	X(remote_rmws, "read-modify-writes of the policy's shared word expected to follow another worker's (line_transfer)")
+	X(remote_rmws, "read-modify-writes of the policy's shared word expected to follow another worker's (line_transfer, contended)")
 
 struct worker_stats {
 #define X(name, help) uint64_t name;

@@ -396,7 +396,7 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		   "transfers %.3f ms (%" PRIu64 " remote joins + %" PRIu64 " remote shared-word "
 		   "RMWs x %" PRIu64 " ns), lock transfers %.3f ms (%" PRIu64 " remote locks x %"
 		   PRIu64 " ns), lock handoffs %.3f ms (%" PRIu64 " waits x %" PRIu64 " ns), "
-		   "contention %.3f ms (%" PRIu64 " migrated + remote joins x %" PRIu64
+		   "contention %.3f ms (%" PRIu64 " migrated + remote joins + remote RMWs x %" PRIu64
 		   " ns), over all trials and workers\n",
 		(double)(units * c->work) / 1e6, units, c->work_per_spawn ? "spawns" : "polls",
 		c->work, (double)((s->cold_migrated + s->cold_aged) * c->cold_start) / 1e6,
@@ -405,8 +405,8 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		s->remote_rmws, c->line_transfer, (double)(s->remote_locks * c->lock_transfer) / 1e6,
 		s->remote_locks, c->lock_transfer, (double)(s->lock_waits * c->lock_wait) / 1e6,
 		s->lock_waits, c->lock_wait,
-		(double)((s->cold_migrated + s->remote_joins) * c->contended) / 1e6,
-		s->cold_migrated + s->remote_joins, c->contended);
+		(double)((s->cold_migrated + s->remote_joins + s->remote_rmws) * c->contended) / 1e6,
+		s->cold_migrated + s->remote_joins + s->remote_rmws, c->contended);
 }
 
 void report_summary(FILE *f, const struct run_config *cfg, const struct run_result *res)
@@ -614,7 +614,8 @@ static json_t *sim_model_json(const struct run_config *cfg, const struct worker_
 	rc |= put(ns, "line_transfer", jint((s->remote_joins + s->remote_rmws) * c->line_transfer));
 	rc |= put(ns, "lock_transfer", jint(s->remote_locks * c->lock_transfer));
 	rc |= put(ns, "lock_wait", jint(s->lock_waits * c->lock_wait));
-	rc |= put(ns, "contended", jint((s->cold_migrated + s->remote_joins) * c->contended));
+	rc |= put(ns, "contended",
+		  jint((s->cold_migrated + s->remote_joins + s->remote_rmws) * c->contended));
 	rc |= put(ns, "work", jint((c->work_per_spawn ? s->spawns : s->polls) * c->work));
 	rc |= put(ns, "policy_poll",
 		  json_integer((json_int_t)s->polls * sim_costs_policy_poll(c, cfg->policy->name)));

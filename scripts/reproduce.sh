@@ -278,7 +278,7 @@ elif kind == "sim-vs-threads":
                 v = [float(x) for x in sp.groups()]
                 fit_speed = {k + 1: (v[2 * k], v[2 * k + 1]) for k in (0, 1) if v[2 * k + 1] > 0}
             # work.NAME = ns  # PARAM=VALUE; ...: the size the work was measured at.
-            for m in re.finditer(r"^work\.(\S+)\s*=\s*\d+\s*#\s*(\w+)=([^;]+);", text, re.M):
+            for m in re.finditer(r"^work\.(\S+)\s*=\s*\d+\s*#\s*(?:per spawn;\s*)?(\w+)=([^;]+);", text, re.M):
                 cal_params[m.group(1)] = (m.group(2), m.group(3).strip())
     col = lambda r: ("open-loop load %g" % float(r.params["load"]) if r.workload == "open-loop"
                      else r.workload)

@@ -277,7 +277,8 @@ assert m["charged_ns"]["line_transfer"] == 30 * m["counters_total"]["remote_join
 assert m["charged_ns"]["lock_transfer"] == 70 * m["counters_total"]["remote_locks"], m
 assert m["charged_ns"]["lock_wait"] == 45 * m["counters_total"]["lock_waits"], m
 assert m["charged_ns"]["contended"] == 25 * (m["counters_total"]["cold_migrated"] +
-                                             m["counters_total"]["remote_joins"]), m
+                                             m["counters_total"]["remote_joins"] +
+                                             m["counters_total"]["remote_rmws"]), m
 # volt's own per-poll figure, not go's: the entry of the policy run.
 assert m["charged_ns"]["policy_poll"] == 6 * d["counters_total"]["polls"], m
 PY
@@ -306,6 +307,9 @@ m = json.load(open(sys.argv[1]))["sim_model"]
 assert m["counters_total"]["remote_rmws"] > 0, m
 assert m["charged_ns"]["line_transfer"] == 30 * (m["counters_total"]["remote_joins"] +
                                                  m["counters_total"]["remote_rmws"]), m
+assert m["charged_ns"]["contended"] == 25 * (m["counters_total"]["cold_migrated"] +
+                                             m["counters_total"]["remote_joins"] +
+                                             m["counters_total"]["remote_rmws"]), m
 PY
 	fail "--costs auto under tokio: $(cat "$tmp/out")"
 pass "--costs auto reads this machine's entry and records its path, age and the model's charges"

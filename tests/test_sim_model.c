@@ -27,7 +27,7 @@
  *     lock free does not;
  *   - a write of a word every worker writes (a policy's shared word, here
  *     written by the children themselves under volt, which writes none)
- *     pays line_transfer as often as the model expects it to follow
+ *     pays line_transfer and contended as often as the model expects it to follow
  *     another worker's (the book: the same expectation, replayed from the
  *     polls), never on 1 worker; and tokio's own writes (its idle state at
  *     each notify check) are the ones it counts.
@@ -611,7 +611,7 @@ static uint64_t rmw_book(const struct mt *m, uint64_t *writes)
  * shared word 1 to 3 times (spread over a long poll, far apart) or that
  * compute nothing (close together): the remote writes are the book's, and
  * some writes are local. On 1 worker none is remote. Each remote write
- * adds line_transfer to its worker's clock. And tokio's writes: its notify
+ * adds line_transfer and contended to its worker's clock. And tokio's writes: its notify
  * checks at the spawns of a fork, and its searches, count, and are remote
  * on 2 workers only.
  */
@@ -665,6 +665,18 @@ static void shared_word_pays_transfer(void)
 	ASSERT_U64_EQ(b.tot.remote_rmws, a.tot.remote_rmws);
 	ASSERT(b.makespan >= a.makespan + 5000 * (b.tot.remote_rmws / 2));
 	ASSERT(b.makespan <= a.makespan + 5000 * b.tot.remote_rmws);
+	/* A remote write pays contended on top of line_transfer, as a
+	 * remote join does: 3 + 2 us is the 5 us above, to the ns. (A
+	 * migration pays contended too: there it replaces cold_start.) */
+	struct sim_costs split = more;
+	split.line_transfer = 3000;
+	split.contended = 2000;
+	more.cold_start = 2000;
+	mt_run("volt", 2, 1, &more, &m2, &a);
+	mt_run("volt", 2, 1, &split, &m2, &b);
+	ASSERT(b.tot.cold_migrated > 0);
+	ASSERT_U64_EQ(b.tot.remote_rmws, a.tot.remote_rmws);
+	ASSERT_U64_EQ(b.makespan, a.makespan);
 
 	/* Tokio's own: children that spawn 4 grandchildren each, whose
 	 * pushes past the LIFO slot check the idle state. */
