@@ -346,12 +346,14 @@ static uint64_t lock_transfer(struct sim_engine *s, uint32_t id, uint64_t start,
  * remote join's read-modify-write of its parent does. The sim does not
  * know where in its step a worker's n writes fall, nor where the others'
  * fall in theirs: it spreads them evenly over the step (`dur` ns from
- * `start`: its tasks' compute and its charge) and takes the other workers' as a Poisson stream at their rate
- * so far, so that a write `gap` ns after the worker's previous one follows
- * another's with probability 1 - exp(-rate * gap). Close writes (a burst
- * of spawns) then mostly find the line still here, and writes spread over
- * a long step, or far apart, mostly do not. The expected count gathers in
- * `due`; returns the whole remote writes it holds, which the step pays.
+ * `start`: its tasks' compute and its charge) and takes the other
+ * workers' as a Poisson stream at their rate so far, so that a write `gap`
+ * ns after the worker's previous one follows another's with probability
+ * 1 - exp(-rate * gap). Close writes (a burst of spawns) then mostly find
+ * the line still here, and writes spread over a long step, or far apart,
+ * mostly do not. The expected count gathers in `due`; returns the whole
+ * remote writes it holds, which the step pays. (expm1 is the C library's:
+ * a run is the same on one machine and library, as the doc says.)
  */
 static uint64_t shared_word(struct sim_engine *s, uint32_t id, uint64_t start, uint64_t dur,
 			    uint64_t n)

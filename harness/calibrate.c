@@ -1819,7 +1819,6 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 			break;
 		double polls = sst.polls ? (double)sst.polls : 1;
 		cw->polls = sst.polls;
-		cw->spawns = sst.spawns;
 		cw->per_spawn = wl->work_per_spawn;
 		cw->seq_ns_per_task = median(seq, n);
 		cw->run_ns_per_poll = rf.run_ns / polls;

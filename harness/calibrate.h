@@ -53,7 +53,7 @@ struct calibrate_work {
 	/* per poll, or per spawn for a workload whose work comes with each
 	 * child (work_per_spawn): run - mechanisms, at least 0 */
 	double ns;
-	uint64_t polls, spawns;
+	uint64_t polls;
 	bool per_spawn;
 };
 
