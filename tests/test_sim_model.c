@@ -33,6 +33,7 @@
  *     each notify check) are the ones it counts.
  */
 #include <math.h>
+#include <stddef.h>
 
 #include "core/costs.h"
 #include "run_util.h"
@@ -368,6 +369,34 @@ static void lock_costs(struct sim_costs *c, uint64_t xfer)
 }
 
 /*
+ * One charge (the sim_costs field at `cost`) at 0 and at 5 us an event,
+ * the model on in both (work), on 2 workers, children long enough that the
+ * charges move no poll: the same polls in the same places, the same count
+ * of the event (the worker_stats field at `counter`, at least one), and a
+ * run longer by at least the slower worker's share of the charges and by
+ * no more than all of them. Returns the count.
+ */
+static uint64_t charged_in_place(const char *policy, const struct sim_costs *base, size_t cost,
+				 struct mt *m, size_t counter)
+{
+	struct sim_costs zero = *base, more = *base;
+	*(uint64_t *)((char *)&zero + cost) = 0;
+	*(uint64_t *)((char *)&more + cost) = 5000;
+	zero.work = more.work = 1;
+	struct model_out a, b;
+	mt_run(policy, 2, 1, &zero, m, &a);
+	uint32_t order[2 * MAXK + 2];
+	memcpy(order, m->poller, sizeof order);
+	mt_run(policy, 2, 1, &more, m, &b);
+	uint64_t n = *(const uint64_t *)((const char *)&b.tot + counter);
+	ASSERT(*(const uint64_t *)((const char *)&a.tot + counter) == n && n > 0);
+	ASSERT(memcmp(order, m->poller, sizeof order) == 0);
+	ASSERT(b.makespan >= a.makespan + 5000 * (n / 2));
+	ASSERT(b.makespan <= a.makespan + 5000 * n);
+	return n;
+}
+
+/*
  * Fan-out on 2 workers under central-queue: the remote locks by the book,
  * with children that spawn nothing (steps of one taking) and with children
  * that spawn 2 or 4 grandchildren each (steps of three or five, whose
@@ -404,28 +433,15 @@ static void remote_lock_pays_transfer(void)
 		"several\n", remote_seen, local_seen, multi_seen);
 
 	static struct mt one = { .k = 24, .compute_ns = 20000, .grand = 2 };
-	struct model_out a, b;
+	struct model_out a;
 	mt_run("central-queue", 1, 1, &c, &one, &a);
 	ASSERT_U64_EQ(a.tot.remote_locks, 0);
-	/* The model on (work), the cost 0: counted, and charged nothing;
-	 * at 5 us the same takings (the children outlast the transfers, so
-	 * the order stays) make the run longer by at least the slower
-	 * worker's share, and by no more than all of them. */
-	struct sim_costs zero = c, more = c;
-	zero.lock_transfer = 0;
-	zero.work = 1;
-	more.lock_transfer = 5000;
-	more.work = 1;
+	/* The model on, the cost 0: counted, and charged nothing; at 5 us
+	 * the same takings (the children outlast the transfers, so the order
+	 * stays) make the run longer by the slower worker's share at least. */
 	static struct mt m2 = { .k = 24, .compute_ns = 200000 };
-	mt_run("central-queue", 2, 1, &zero, &m2, &a);
-	uint32_t order[2 * MAXK + 2];
-	memcpy(order, m2.poller, sizeof order);
-	mt_run("central-queue", 2, 1, &more, &m2, &b);
-	ASSERT(a.tot.remote_locks > 0);
-	ASSERT_U64_EQ(b.tot.remote_locks, a.tot.remote_locks);
-	ASSERT(memcmp(order, m2.poller, sizeof order) == 0);
-	ASSERT(b.makespan >= a.makespan + 5000 * (b.tot.remote_locks / 2));
-	ASSERT(b.makespan <= a.makespan + 5000 * b.tot.remote_locks);
+	charged_in_place("central-queue", &c, offsetof(struct sim_costs, lock_transfer), &m2,
+			 offsetof(struct worker_stats, remote_locks));
 }
 
 /*
@@ -648,27 +664,17 @@ static void shared_word_pays_transfer(void)
 	ASSERT_U64_EQ(a.tot.remote_rmws, 0);
 
 	/* At 0 and 5 us a write: the same polls in the same places (the
-	 * children outlast the charges), and a run longer by at least the
-	 * slower worker's share of them, by no more than all. */
-	struct sim_costs zero = c, more = c;
-	zero.line_transfer = 0;
-	zero.work = 1;
-	more.line_transfer = 5000;
-	more.work = 1;
+	 * children outlast the charges), and a run longer by the slower
+	 * worker's share of them at least. */
 	static struct mt m2 = { .k = 24, .compute_ns = 200000, .writes = 3 };
-	mt_run("volt", 2, 1, &zero, &m2, &a);
-	uint32_t order[2 * MAXK + 2];
-	memcpy(order, m2.poller, sizeof order);
-	mt_run("volt", 2, 1, &more, &m2, &b);
-	ASSERT(a.tot.remote_rmws > 0);
-	ASSERT(memcmp(order, m2.poller, sizeof order) == 0);
-	ASSERT_U64_EQ(b.tot.remote_rmws, a.tot.remote_rmws);
-	ASSERT(b.makespan >= a.makespan + 5000 * (b.tot.remote_rmws / 2));
-	ASSERT(b.makespan <= a.makespan + 5000 * b.tot.remote_rmws);
+	charged_in_place("volt", &c, offsetof(struct sim_costs, line_transfer), &m2,
+			 offsetof(struct worker_stats, remote_rmws));
 	/* A remote write pays contended on top of line_transfer, as a
 	 * remote join does: 3 + 2 us is the 5 us above, to the ns. (A
 	 * migration pays contended too: there it replaces cold_start.) */
-	struct sim_costs split = more;
+	struct sim_costs more = c, split = c;
+	more.line_transfer = 5000;
+	more.work = split.work = 1;
 	split.line_transfer = 3000;
 	split.contended = 2000;
 	more.cold_start = 2000;
