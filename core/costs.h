@@ -117,6 +117,13 @@ static inline uint64_t sim_costs_mechanisms(const struct sim_costs *c,
 	       st->notifies * c->notify + st->parks * c->park;
 }
 
+/* What the work is charged per: the spawns or the polls. */
+static inline uint64_t sim_costs_work_units(const struct sim_costs *c,
+					    const struct worker_stats *st)
+{
+	return c->work_per_spawn ? st->spawns : st->polls;
+}
+
 /* The work.NAME entry for workload `name` becomes the work, charged per
  * spawn if per_spawn, else per poll. */
 void sim_costs_use_work(struct sim_costs *c, const char *name, bool per_spawn);

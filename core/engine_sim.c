@@ -296,7 +296,7 @@ static inline uint64_t model_cost(const struct sim_costs *c, const struct worker
 {
 	return (st->cold_migrated + st->cold_aged) * c->cold_start +
 	       (st->remote_joins + st->remote_rmws) * c->line_transfer +
-	       (c->work_per_spawn ? st->spawns : st->polls) * c->work + st->polls * c->policy_poll +
+	       sim_costs_work_units(c, st) * c->work + st->polls * c->policy_poll +
 	       (st->cold_migrated + st->remote_joins + st->remote_rmws) * c->contended;
 }
 

@@ -390,7 +390,7 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		fprintf(f, "sim model: %s's own per poll %.3f ms (%" PRIu64 " polls x %" PRId64
 			   " ns, fitted: poll.%s)\n", cfg->policy->name,
 			(double)s->polls * (double)pp / 1e6, s->polls, pp, cfg->policy->name);
-	uint64_t units = c->work_per_spawn ? s->spawns : s->polls;
+	uint64_t units = sim_costs_work_units(c, s);
 	fprintf(f, "sim model: work %.3f ms (%" PRIu64 " %s x %" PRIu64 " ns), cold starts "
 		   "%.3f ms (%" PRIu64 " migrated + %" PRIu64 " aged x %" PRIu64 " ns), line "
 		   "transfers %.3f ms (%" PRIu64 " remote joins + %" PRIu64 " remote shared-word "
@@ -616,7 +616,7 @@ static json_t *sim_model_json(const struct run_config *cfg, const struct worker_
 	rc |= put(ns, "lock_wait", jint(s->lock_waits * c->lock_wait));
 	rc |= put(ns, "contended",
 		  jint((s->cold_migrated + s->remote_joins + s->remote_rmws) * c->contended));
-	rc |= put(ns, "work", jint((c->work_per_spawn ? s->spawns : s->polls) * c->work));
+	rc |= put(ns, "work", jint(sim_costs_work_units(c, s) * c->work));
 	rc |= put(ns, "policy_poll",
 		  json_integer((json_int_t)s->polls * sim_costs_policy_poll(c, cfg->policy->name)));
 	rc |= put(o, "counters_total", n);
