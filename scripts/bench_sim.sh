@@ -11,7 +11,9 @@
 #                        [--compare OLD_BUILD]
 #
 # --compare runs OLD_BUILD's harness too, alternating the two process by
-# process so that both see the same machine, and prints the speed-up.
+# process so that both see the same machine, and prints the speed-up of the
+# medians, then the median and range of the rounds' own ratios (each round
+# runs both builds back to back).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 policy=volt n=30 workers=64 rounds=5 build=build compare=""
@@ -71,6 +73,11 @@ if [ -n "$compare" ]; then
 	printf '  speed-up %.2fx (wall), %.2fx (CPU)\n' \
 		"$(awk -v a="$(median <"$tmp/new.wall")" -v b="$(median <"$tmp/old.wall")" 'BEGIN {print a / b}')" \
 		"$(awk -v a="$(median <"$tmp/new.cpu")" -v b="$(median <"$tmp/old.cpu")" 'BEGIN {print a / b}')"
+	# Each round ran the two builds one after the other: the spread of
+	# the rounds' own ratios is how far one round's figure can be trusted.
+	paste "$tmp/new.cpu" "$tmp/old.cpu" | awk '{print $1 / $2}' >"$tmp/pairs"
+	printf '  per round (CPU): median %.2fx, from %.2fx to %.2fx\n' \
+		"$(median <"$tmp/pairs")" "$(sort -g "$tmp/pairs" | head -1)" "$(sort -g "$tmp/pairs" | tail -1)"
 else
 	show "$build" new
 fi
