@@ -124,6 +124,21 @@ static inline uint64_t sim_costs_work_units(const struct sim_costs *c,
 	return c->work_per_spawn ? st->spawns : st->polls;
 }
 
+/* What pays line_transfer: join arrivals on a parent another worker
+ * touched last, and the shared word's writes expected to follow another
+ * worker's. */
+static inline uint64_t sim_costs_line_transfers(const struct worker_stats *st)
+{
+	return st->remote_joins + st->remote_rmws;
+}
+
+/* What pays contended: the line transfers, and polls of a task another
+ * worker touched last. */
+static inline uint64_t sim_costs_contended(const struct worker_stats *st)
+{
+	return st->cold_migrated + sim_costs_line_transfers(st);
+}
+
 /* The work.NAME entry for workload `name` becomes the work, charged per
  * spawn if per_spawn, else per poll. */
 void sim_costs_use_work(struct sim_costs *c, const char *name, bool per_spawn);

@@ -401,12 +401,12 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		(double)(units * c->work) / 1e6, units, c->work_per_spawn ? "spawns" : "polls",
 		c->work, (double)((s->cold_migrated + s->cold_aged) * c->cold_start) / 1e6,
 		s->cold_migrated, s->cold_aged, c->cold_start,
-		(double)((s->remote_joins + s->remote_rmws) * c->line_transfer) / 1e6, s->remote_joins,
+		(double)(sim_costs_line_transfers(s) * c->line_transfer) / 1e6, s->remote_joins,
 		s->remote_rmws, c->line_transfer, (double)(s->remote_locks * c->lock_transfer) / 1e6,
 		s->remote_locks, c->lock_transfer, (double)(s->lock_waits * c->lock_wait) / 1e6,
 		s->lock_waits, c->lock_wait,
-		(double)((s->cold_migrated + s->remote_joins + s->remote_rmws) * c->contended) / 1e6,
-		s->cold_migrated + s->remote_joins + s->remote_rmws, c->contended);
+		(double)(sim_costs_contended(s) * c->contended) / 1e6, sim_costs_contended(s),
+		c->contended);
 }
 
 void report_summary(FILE *f, const struct run_config *cfg, const struct run_result *res)
@@ -611,11 +611,10 @@ static json_t *sim_model_json(const struct run_config *cfg, const struct worker_
 	SIM_MODEL_COUNTERS(X)
 #undef X
 	rc |= put(ns, "cold_start", jint((s->cold_migrated + s->cold_aged) * c->cold_start));
-	rc |= put(ns, "line_transfer", jint((s->remote_joins + s->remote_rmws) * c->line_transfer));
+	rc |= put(ns, "line_transfer", jint(sim_costs_line_transfers(s) * c->line_transfer));
 	rc |= put(ns, "lock_transfer", jint(s->remote_locks * c->lock_transfer));
 	rc |= put(ns, "lock_wait", jint(s->lock_waits * c->lock_wait));
-	rc |= put(ns, "contended",
-		  jint((s->cold_migrated + s->remote_joins + s->remote_rmws) * c->contended));
+	rc |= put(ns, "contended", jint(sim_costs_contended(s) * c->contended));
 	rc |= put(ns, "work", jint(sim_costs_work_units(c, s) * c->work));
 	rc |= put(ns, "policy_poll",
 		  json_integer((json_int_t)s->polls * sim_costs_policy_poll(c, cfg->policy->name)));
