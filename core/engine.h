@@ -11,6 +11,7 @@
 #ifndef HARNESS_CORE_ENGINE_H
 #define HARNESS_CORE_ENGINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct runtime;
@@ -27,6 +28,9 @@ enum park_wake {
 
 struct engine_ops {
 	const char *name;
+	/* Every worker's step runs on one thread (a simulation engine), so
+	 * state that only its owner writes may be shared among workers. */
+	bool one_thread;
 	/* Monotonic time in ns. Any thread; `w` is the calling worker or
 	 * NULL outside a worker. */
 	uint64_t (*now)(struct engine *e, struct worker *w);

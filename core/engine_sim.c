@@ -788,6 +788,7 @@ static void sim_destroy(struct engine *e)
 
 static const struct engine_ops sim_ops = {
 	.name = "sim",
+	.one_thread = true,
 	.now = sim_now,
 	.unpark = sim_unpark,
 	.compute = sim_compute,

@@ -138,16 +138,31 @@ int hist_init(struct hist *h, int sig_digits, uint64_t highest)
 	return 0;
 }
 
+void hist_init_borrow(struct hist *h, struct hist *owner)
+{
+	*h = *owner;
+	h->borrowed = true;
+	h->lent = false;
+	h->total = 0;
+	h->min = UINT64_MAX;
+	h->max = 0;
+	h->saturated = 0;
+	h->sum = 0;
+	h->sum_sq = 0;
+	owner->lent = true;
+}
+
 void hist_destroy(struct hist *h)
 {
-	free(h->counts);
+	if (!h->borrowed)
+		free(h->counts);
 	h->counts = NULL;
 	h->counts_len = 0;
 }
 
 void hist_reset(struct hist *h)
 {
-	if (h->counts)
+	if (h->counts && !h->borrowed)
 		memset(h->counts, 0, (size_t)h->counts_len * sizeof(*h->counts));
 	h->total = 0;
 	h->min = UINT64_MAX;
@@ -205,8 +220,13 @@ int hist_merge(struct hist *dst, const struct hist *src)
 	 * index_of is monotonic, so src's counts outside these slots are 0.
 	 * Walking only them leaves the rest of a mostly empty array (270 KB
 	 * at 3 digits) unread: never touched since its calloc, its pages are
-	 * not even mapped. */
-	if (src->total != 0) {
+	 * not even mapped. A borrower's counts are the owner's to bring; the
+	 * owner's extremes are its own, not its group's, so it brings them
+	 * all. */
+	if (src->lent) {
+		for (uint32_t i = 0; i < src->counts_len; i++)
+			dst->counts[i] += src->counts[i];
+	} else if (src->total != 0 && !src->borrowed) {
 		uint32_t lo = index_of(src, src->min), hi = index_of(src, src->max);
 		for (uint32_t i = lo; i <= hi; i++)
 			dst->counts[i] += src->counts[i];

@@ -35,12 +35,30 @@ struct hist {
 	uint64_t saturated;		/* values clamped to `highest` */
 	double sum;			/* exact mean needs the exact sum */
 	double sum_sq;
+	bool borrowed;			/* counts belong to another (hist_init_borrow) */
+	bool lent;			/* others record into these counts */
 };
 
 /* Returns 0, or -EINVAL for sig_digits outside 1..5 or highest < 2. */
 int hist_init(struct hist *h, int sig_digits, uint64_t highest);
 void hist_destroy(struct hist *h);
 void hist_reset(struct hist *h);
+
+/*
+ * Histograms recorded by one thread may share one counts array, so that
+ * many recorders touch one array's few hot lines instead of each its own:
+ * h records into owner's counts (owner from hist_init, same precision and
+ * range) and keeps its own total, extremes and sums. Such a group is for
+ * recording and merging only. Merging every member into one histogram
+ * (hist_merge, any order) gives exactly the histogram of recording every
+ * value in one: the owner brings the group's counts, each member its own
+ * total, extremes and sums. A member's percentiles mix the group's counts
+ * with its own total, so read none. hist_reset of a borrower resets only
+ * its own figures, of the owner the group's counts too; hist_destroy of a
+ * borrower leaves the counts to the owner, and no borrower may record once
+ * the owner is destroyed.
+ */
+void hist_init_borrow(struct hist *h, struct hist *owner);
 
 void hist_record(struct hist *h, uint64_t v);
 void hist_record_n(struct hist *h, uint64_t v, uint64_t n);

@@ -74,7 +74,12 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 			w->trace.cap = cfg->trace_events;
 			w->tracing = true;
 		}
-		if (hist_init(&w->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS) != 0) {
+		/* One thread running every worker (the sim) records all their
+		 * samples into worker 0's counts: one array's hot lines in
+		 * cache rather than a cold line of each worker's own. */
+		if (i > 0 && e->ops->one_thread)
+			hist_init_borrow(&w->sched_delay, &rt->workers[0].sched_delay);
+		else if (hist_init(&w->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS) != 0) {
 			snprintf(err, errlen, "bad histogram precision %d", cfg->hist_digits);
 			rt_destroy(rt);
 			return -EINVAL;

@@ -377,6 +377,16 @@ static void check_hist(json_t *doc, const struct cfg *c)
 			TEST_FAIL("%s.%s = %lld with no samples", w, order[i], v);
 		prev = v;
 	}
+
+	/* The stored buckets, (delta, count) pairs, hold every sample once:
+	 * merged over workers and trials as recorded. */
+	json_t *counts = need_arr(need_obj(h, w, "buckets"), w, "counts");
+	long long in_buckets = 0;
+	ASSERT(json_array_size(counts) % 2 == 0);
+	for (size_t i = 1; i < json_array_size(counts); i += 2)
+		in_buckets += json_integer_value(json_array_get(counts, i));
+	if (in_buckets != count)
+		TEST_FAIL("%s: %lld samples in the buckets, count %lld", w, in_buckets, count);
 }
 
 static void check_provenance(json_t *doc)
