@@ -141,20 +141,18 @@ int hist_init(struct hist *h, int sig_digits, uint64_t highest)
 void hist_init_borrow(struct hist *h, struct hist *owner)
 {
 	*h = *owner;
-	h->borrowed = true;
-	h->lent = false;
+	h->owner = owner;
 	h->total = 0;
 	h->min = UINT64_MAX;
 	h->max = 0;
 	h->saturated = 0;
 	h->sum = 0;
 	h->sum_sq = 0;
-	owner->lent = true;
 }
 
 void hist_destroy(struct hist *h)
 {
-	if (!h->borrowed)
+	if (!h->owner)
 		free(h->counts);
 	h->counts = NULL;
 	h->counts_len = 0;
@@ -162,7 +160,7 @@ void hist_destroy(struct hist *h)
 
 void hist_reset(struct hist *h)
 {
-	if (h->counts && !h->borrowed)
+	if (h->counts && !h->owner)
 		memset(h->counts, 0, (size_t)h->counts_len * sizeof(*h->counts));
 	h->total = 0;
 	h->min = UINT64_MAX;
@@ -170,6 +168,22 @@ void hist_reset(struct hist *h)
 	h->saturated = 0;
 	h->sum = 0;
 	h->sum_sq = 0;
+}
+
+/* A new extreme of h, and of its group's counts if it borrows them (so
+ * that the owner's merge walks every slot the group wrote). */
+static void new_min(struct hist *h, uint64_t v)
+{
+	h->min = v;
+	if (h->owner && v < h->owner->min)
+		h->owner->min = v;
+}
+
+static void new_max(struct hist *h, uint64_t v)
+{
+	h->max = v;
+	if (h->owner && v > h->owner->max)
+		h->owner->max = v;
 }
 
 void hist_record(struct hist *h, uint64_t v)
@@ -181,9 +195,9 @@ void hist_record(struct hist *h, uint64_t v)
 	h->counts[index_of(h, v)]++;
 	h->total++;
 	if (v < h->min)
-		h->min = v;
+		new_min(h, v);
 	if (v > h->max)
-		h->max = v;
+		new_max(h, v);
 
 	double d = (double)v;
 	h->sum += d;
@@ -201,9 +215,9 @@ void hist_record_n(struct hist *h, uint64_t v, uint64_t n)
 	h->counts[index_of(h, v)] += n;
 	h->total += n;
 	if (v < h->min)
-		h->min = v;
+		new_min(h, v);
 	if (v > h->max)
-		h->max = v;
+		new_max(h, v);
 
 	double d = (double)v, dn = (double)n;
 	h->sum += d * dn;
@@ -220,13 +234,9 @@ int hist_merge(struct hist *dst, const struct hist *src)
 	 * index_of is monotonic, so src's counts outside these slots are 0.
 	 * Walking only them leaves the rest of a mostly empty array (270 KB
 	 * at 3 digits) unread: never touched since its calloc, its pages are
-	 * not even mapped. A borrower's counts are the owner's to bring; the
-	 * owner's extremes are its own, not its group's, so it brings them
-	 * all. */
-	if (src->lent) {
-		for (uint32_t i = 0; i < src->counts_len; i++)
-			dst->counts[i] += src->counts[i];
-	} else if (src->total != 0 && !src->borrowed) {
+	 * not even mapped. A borrower's counts are its owner's to bring, over
+	 * the owner's extremes, which are the group's. */
+	if (!src->owner && src->min <= src->max) {
 		uint32_t lo = index_of(src, src->min), hi = index_of(src, src->max);
 		for (uint32_t i = lo; i <= hi; i++)
 			dst->counts[i] += src->counts[i];

@@ -35,8 +35,8 @@ struct hist {
 	uint64_t saturated;		/* values clamped to `highest` */
 	double sum;			/* exact mean needs the exact sum */
 	double sum_sq;
-	bool borrowed;			/* counts belong to another (hist_init_borrow) */
-	bool lent;			/* others record into these counts */
+	/* hist_init_borrow: the histogram whose counts these are, or NULL. */
+	struct hist *owner;
 };
 
 /* Returns 0, or -EINVAL for sig_digits outside 1..5 or highest < 2. */
@@ -48,13 +48,14 @@ void hist_reset(struct hist *h);
  * Histograms recorded by one thread may share one counts array, so that
  * many recorders touch one array's few hot lines instead of each its own:
  * h records into owner's counts (owner from hist_init, same precision and
- * range) and keeps its own total, extremes and sums. Such a group is for
+ * range, and not moved while h records) and keeps its own total, extremes
+ * and sums; the owner's extremes widen to the group's. Such a group is for
  * recording and merging only. Merging every member into one histogram
  * (hist_merge, any order) gives exactly the histogram of recording every
  * value in one: the owner brings the group's counts, each member its own
- * total, extremes and sums. A member's percentiles mix the group's counts
- * with its own total, so read none. hist_reset of a borrower resets only
- * its own figures, of the owner the group's counts too; hist_destroy of a
+ * total and sums. Read no member's percentiles: they mix the group's
+ * counts with one member's total. hist_reset of a borrower resets only its
+ * own figures, of the owner the group's counts too; hist_destroy of a
  * borrower leaves the counts to the owner, and no borrower may record once
  * the owner is destroyed.
  */

@@ -271,24 +271,24 @@ static void check_merge(void)
 }
 
 /*
- * A group sharing one counts array (hist_init_borrow): the owner holds
- * only the lowest tenth of the values, so its own extremes do not cover
- * its borrowers' counts; merging every member, the owner in the middle,
+ * A group sharing one counts array (hist_init_borrow): the owner records
+ * only the lowest tenth of the values, so the slots its own values span do
+ * not cover its borrowers' counts; merging every member, the owner in the
+ * middle,
  * must give what one histogram of every value gives, and the same sums as
  * four separate histograms merged in the same order.
  */
 static void check_merge_borrowed(void)
 {
-	struct hist one, own, sep[4], grp[4], all, all_sep;
+	struct hist one, sep[4], grp[4], all, all_sep;
 	const uint64_t cut = sorted[NVALUES / 10];
 
 	init_ok(&one, 3, HIGHEST);
 	init_ok(&all, 3, HIGHEST);
 	init_ok(&all_sep, 3, HIGHEST);
-	init_ok(&own, 3, HIGHEST);
+	init_ok(&grp[0], 3, HIGHEST);
 	for (int i = 0; i < 4; i++)
 		init_ok(&sep[i], 3, HIGHEST);
-	grp[0] = own;
 	for (int i = 1; i < 4; i++) {
 		hist_init_borrow(&grp[i], &grp[0]);
 		ASSERT(grp[i].counts == grp[0].counts);
@@ -302,7 +302,6 @@ static void check_merge_borrowed(void)
 		hist_record(&grp[k], v);
 		hist_record(&sep[k], v);
 	}
-	ASSERT(grp[0].max <= cut);
 	for (int i = 1; i < 4; i++)
 		ASSERT_U64_EQ(grp[i].total, sep[i].total);
 
