@@ -138,29 +138,16 @@ int hist_init(struct hist *h, int sig_digits, uint64_t highest)
 	return 0;
 }
 
-void hist_init_borrow(struct hist *h, struct hist *owner)
-{
-	*h = *owner;
-	h->owner = owner;
-	h->total = 0;
-	h->min = UINT64_MAX;
-	h->max = 0;
-	h->saturated = 0;
-	h->sum = 0;
-	h->sum_sq = 0;
-}
-
 void hist_destroy(struct hist *h)
 {
-	if (!h->owner)
-		free(h->counts);
+	free(h->counts);
 	h->counts = NULL;
 	h->counts_len = 0;
 }
 
 void hist_reset(struct hist *h)
 {
-	if (h->counts && !h->owner)
+	if (h->counts)
 		memset(h->counts, 0, (size_t)h->counts_len * sizeof(*h->counts));
 	h->total = 0;
 	h->min = UINT64_MAX;
@@ -168,22 +155,6 @@ void hist_reset(struct hist *h)
 	h->saturated = 0;
 	h->sum = 0;
 	h->sum_sq = 0;
-}
-
-/* A new extreme of h, and of its group's counts if it borrows them (so
- * that the owner's merge walks every slot the group wrote). */
-static void new_min(struct hist *h, uint64_t v)
-{
-	h->min = v;
-	if (h->owner && v < h->owner->min)
-		h->owner->min = v;
-}
-
-static void new_max(struct hist *h, uint64_t v)
-{
-	h->max = v;
-	if (h->owner && v > h->owner->max)
-		h->owner->max = v;
 }
 
 void hist_record(struct hist *h, uint64_t v)
@@ -195,13 +166,12 @@ void hist_record(struct hist *h, uint64_t v)
 	h->counts[index_of(h, v)]++;
 	h->total++;
 	if (v < h->min)
-		new_min(h, v);
+		h->min = v;
 	if (v > h->max)
-		new_max(h, v);
+		h->max = v;
 
-	double d = (double)v;
-	h->sum += d;
-	h->sum_sq += d * d;
+	h->sum += v;
+	h->sum_sq += (unsigned __int128)v * v;
 }
 
 void hist_record_n(struct hist *h, uint64_t v, uint64_t n)
@@ -215,13 +185,12 @@ void hist_record_n(struct hist *h, uint64_t v, uint64_t n)
 	h->counts[index_of(h, v)] += n;
 	h->total += n;
 	if (v < h->min)
-		new_min(h, v);
+		h->min = v;
 	if (v > h->max)
-		new_max(h, v);
+		h->max = v;
 
-	double d = (double)v, dn = (double)n;
-	h->sum += d * dn;
-	h->sum_sq += d * d * dn;
+	h->sum += (unsigned __int128)v * n;
+	h->sum_sq += (unsigned __int128)v * v * n;
 }
 
 int hist_merge(struct hist *dst, const struct hist *src)
@@ -234,9 +203,8 @@ int hist_merge(struct hist *dst, const struct hist *src)
 	 * index_of is monotonic, so src's counts outside these slots are 0.
 	 * Walking only them leaves the rest of a mostly empty array (270 KB
 	 * at 3 digits) unread: never touched since its calloc, its pages are
-	 * not even mapped. A borrower's counts are its owner's to bring, over
-	 * the owner's extremes, which are the group's. */
-	if (!src->owner && src->min <= src->max) {
+	 * not even mapped. */
+	if (src->total != 0) {
 		uint32_t lo = index_of(src, src->min), hi = index_of(src, src->max);
 		for (uint32_t i = lo; i <= hi; i++)
 			dst->counts[i] += src->counts[i];
@@ -297,7 +265,7 @@ uint64_t hist_percentile(const struct hist *h, double p)
 
 double hist_mean(const struct hist *h)
 {
-	return h->total ? h->sum / (double)h->total : 0.0;
+	return h->total ? (double)h->sum / (double)h->total : 0.0;
 }
 
 /*
@@ -310,8 +278,8 @@ double hist_stddev(const struct hist *h)
 	if (h->total == 0)
 		return 0.0;
 
-	double n = (double)h->total, mean = h->sum / n;
-	double var = h->sum_sq / n - mean * mean;
+	double n = (double)h->total, mean = (double)h->sum / n;
+	double var = (double)h->sum_sq / n - mean * mean;
 
 	return var > 0 ? sqrt(var) : 0.0;
 }

@@ -33,33 +33,16 @@ struct hist {
 	uint64_t total;
 	uint64_t min, max;		/* exact extremes of recorded values */
 	uint64_t saturated;		/* values clamped to `highest` */
-	double sum;			/* exact mean needs the exact sum */
-	double sum_sq;
-	/* hist_init_borrow: the histogram whose counts these are, or NULL. */
-	struct hist *owner;
+	/* Exact integers, so that merging in any order, or recording the
+	 * same values in any order, gives the same mean to the bit. They wrap
+	 * past 2^128 only: 2^44 samples of an hour in ns for sum_sq. */
+	unsigned __int128 sum, sum_sq;
 };
 
 /* Returns 0, or -EINVAL for sig_digits outside 1..5 or highest < 2. */
 int hist_init(struct hist *h, int sig_digits, uint64_t highest);
 void hist_destroy(struct hist *h);
 void hist_reset(struct hist *h);
-
-/*
- * Histograms recorded by one thread may share one counts array, so that
- * many recorders touch one array's few hot lines instead of each its own:
- * h records into owner's counts (owner from hist_init, same precision and
- * range, and not moved while h records) and keeps its own total, extremes
- * and sums; the owner's extremes widen to the group's. Such a group is for
- * recording and merging only. Merging every member into one histogram
- * (hist_merge, any order) gives exactly the histogram of recording every
- * value in one: the owner brings the group's counts, each member its own
- * total and sums. Read no member's percentiles: they mix the group's
- * counts with one member's total. hist_reset of a borrower resets only its
- * own figures, of the owner the group's counts too; hist_destroy of a
- * borrower leaves the counts to the owner, and no borrower may record once
- * the owner is destroyed.
- */
-void hist_init_borrow(struct hist *h, struct hist *owner);
 
 void hist_record(struct hist *h, uint64_t v);
 void hist_record_n(struct hist *h, uint64_t v, uint64_t n);

@@ -74,12 +74,11 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 			w->trace.cap = cfg->trace_events;
 			w->tracing = true;
 		}
-		/* One thread running every worker (the sim) records all their
-		 * samples into worker 0's counts: one array's hot lines in
-		 * cache rather than a cold line of each worker's own. */
-		if (i > 0 && e->ops->one_thread)
-			hist_init_borrow(&w->sched_delay, &rt->workers[0].sched_delay);
-		else if (hist_init(&w->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS) != 0) {
+		/* The others' sched_delay stays zeroed: hist_destroy frees
+		 * nothing there. */
+		w->sched_hist = &rt->workers[e->ops->one_thread ? 0 : i].sched_delay;
+		if (w->sched_hist == &w->sched_delay &&
+		    hist_init(&w->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS) != 0) {
 			snprintf(err, errlen, "bad histogram precision %d", cfg->hist_digits);
 			rt_destroy(rt);
 			return -EINVAL;
@@ -127,6 +126,15 @@ void rt_destroy(struct runtime *rt)
 	free(rt->shared);
 	free(rt->knobs);
 	free(rt);
+}
+
+int rt_sched_delay_merge(const struct runtime *rt, struct hist *dst)
+{
+	int rc = 0;
+	for (uint32_t i = 0; i < rt->nworkers && rc == 0; i++)
+		if (rt->workers[i].sched_hist == &rt->workers[i].sched_delay)
+			rc = hist_merge(dst, &rt->workers[i].sched_delay);
+	return rc;
 }
 
 /* Stamp t as runnable since now. A stamp of 0 (the simulator's first

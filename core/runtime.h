@@ -84,6 +84,11 @@ struct worker {
 	 * engine between steps. */
 	uint64_t shared_rmws;
 	struct rng rng;
+	/* Where the worker records its scheduling-delay samples: its own
+	 * sched_delay, or (one thread running every worker, as the sim does)
+	 * worker 0's, one histogram's few hot lines for all rather than a
+	 * cold line of each worker's. Read with rt_sched_delay_merge. */
+	struct hist *sched_hist;
 	struct worker_stats st;
 	struct hist sched_delay;	/* runnable -> first poll, sampled */
 	uint64_t tick_t0;
@@ -174,6 +179,10 @@ struct runtime {
  * Create a runtime: core structures, then policy->init. `knobs` holds one
  * value per policy knob (copied). Returns 0 or -errno with a message in err.
  */
+/* dst += the scheduling delays the workers recorded (each histogram once:
+ * see struct worker's sched_hist). 0, or -EINVAL if dst's layout differs. */
+int rt_sched_delay_merge(const struct runtime *rt, struct hist *dst);
+
 int rt_create(struct runtime **out, const struct rt_config *cfg, const struct policy *p,
 	      const double *knobs, struct engine *e, char *err, size_t errlen);
 void rt_destroy(struct runtime *rt);

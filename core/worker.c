@@ -18,7 +18,7 @@ void worker_poll_unplain(struct worker *w, struct task *t, uint32_t begin)
 	task_poll_check(begin);
 	uint64_t now = rt_now(w->rt, w);
 	/* Clocks of two cores can disagree by a few ns. */
-	hist_record(&w->sched_delay, now > t->ready_ns ? now - t->ready_ns : 0);
+	hist_record(w->sched_hist, now > t->ready_ns ? now - t->ready_ns : 0);
 	task_clear_sampled(t);
 }
 

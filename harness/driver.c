@@ -205,8 +205,7 @@ static int trial_percentiles(const struct run_config *cfg, struct runtime *rt, v
 	struct hist h;
 	if (hist_init(&h, cfg->hist_digits, HIST_HIGHEST_NS) != 0)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < cfg->workers; i++)
-		hist_merge(&h, &rt->workers[i].sched_delay);
+	rt_sched_delay_merge(rt, &h);
 	out->sched_samples = h.total;
 	for (int k = 0; k < PCT_LEVELS; k++)
 		out->sched_pct[k] = (double)hist_percentile(&h, pct_level[k]);
@@ -262,10 +261,10 @@ static int collect(const struct run_config *cfg, struct runtime *rt, void *inst,
 		out->ws[i] = rt->workers[i].st;
 		out->util[i] = (double)out->ws[i].busy_ns / span;
 		busy += out->ws[i].busy_ns;
-		if (acc && hist_merge(&acc->sched_delay, &rt->workers[i].sched_delay) != 0)
-			return fail(-EINVAL, err, len, "worker %" PRIu32 ": sched_delay histogram "
-				    "does not match the configuration", i);
 	}
+	if (acc && rt_sched_delay_merge(rt, &acc->sched_delay) != 0)
+		return fail(-EINVAL, err, len, "the workers' sched_delay histograms do not match "
+			    "the configuration");
 	out->util_total = (double)busy / ((double)cfg->workers * span);
 	if (acc && trial_percentiles(cfg, rt, inst, out, acc) != 0)
 		return fail(-ENOMEM, err, len, "out of memory");

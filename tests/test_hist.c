@@ -271,83 +271,48 @@ static void check_merge(void)
 }
 
 /*
- * A group sharing one counts array (hist_init_borrow): the owner records
- * only the lowest tenth of the values, so the slots its own values span do
- * not cover its borrowers' counts; merging every member, the owner in the
- * middle,
- * must give what one histogram of every value gives, and the same sums as
- * four separate histograms merged in the same order.
+ * The mean from exact sums: 3000 values of 3.5e12 and 1000 ones sum to
+ * 1.05e16 + 1000, past 2^53, where a double's spacing is 2. Summed in
+ * doubles the ones recorded after the large values would round away (the
+ * mean 2.625e12), and recorded before them they would not (the mean
+ * 2.625e12 + 0.25): the order of recording, or of merging per-worker
+ * histograms, would change the figure.
  */
-static void check_merge_borrowed(void)
+static void check_exact_sums(void)
 {
-	struct hist one, sep[4], grp[4], all, all_sep;
-	const uint64_t cut = sorted[NVALUES / 10];
+	struct hist big_first, ones_first, parts[2], merged;
 
-	init_ok(&one, 3, HIGHEST);
-	init_ok(&all, 3, HIGHEST);
-	init_ok(&all_sep, 3, HIGHEST);
-	init_ok(&grp[0], 3, HIGHEST);
-	for (int i = 0; i < 4; i++)
-		init_ok(&sep[i], 3, HIGHEST);
-	for (int i = 1; i < 4; i++) {
-		hist_init_borrow(&grp[i], &grp[0]);
-		ASSERT(grp[i].counts == grp[0].counts);
+	init_ok(&big_first, 3, HIGHEST);
+	init_ok(&ones_first, 3, HIGHEST);
+	init_ok(&merged, 3, HIGHEST);
+	for (int i = 0; i < 2; i++)
+		init_ok(&parts[i], 3, HIGHEST);
+	for (int i = 0; i < 3000; i++) {
+		hist_record(&big_first, UINT64_C(3500000000000));
+		hist_record(&parts[0], UINT64_C(3500000000000));
 	}
-	for (size_t i = 0; i < NVALUES + 1; i++) {
-		/* One value past the range, for a borrower's saturated count. */
-		uint64_t v = i < NVALUES ? values[i] : 2 * HIGHEST;
-		int k = v <= cut ? 0 : 1 + (int)(i % 3);
-
-		hist_record(&one, v);
-		hist_record(&grp[k], v);
-		hist_record(&sep[k], v);
+	for (int i = 0; i < 1000; i++) {
+		hist_record(&big_first, 1);
+		hist_record(&ones_first, 1);
+		hist_record(&parts[1], 1);
 	}
-	for (int i = 1; i < 4; i++)
-		ASSERT_U64_EQ(grp[i].total, sep[i].total);
+	hist_record_n(&ones_first, UINT64_C(3500000000000), 3000);
+	ASSERT_EQ(hist_merge(&merged, &parts[0]), 0);
+	ASSERT_EQ(hist_merge(&merged, &parts[1]), 0);
 
-	static const int order[4] = { 2, 0, 3, 1 };
-	for (int j = 0; j < 4; j++) {
-		ASSERT_EQ(hist_merge(&all, &grp[order[j]]), 0);
-		ASSERT_EQ(hist_merge(&all_sep, &sep[order[j]]), 0);
-	}
-	for (uint32_t i = 0; i < one.counts_len; i++)
-		if (all.counts[i] != one.counts[i])
-			TEST_FAIL("counts[%u]: %" PRIu64 " != %" PRIu64, i,
-				  all.counts[i], one.counts[i]);
-	ASSERT_U64_EQ(all.total, one.total);
-	ASSERT_U64_EQ(all.min, one.min);
-	ASSERT_U64_EQ(all.max, one.max);
-	ASSERT_U64_EQ(all.saturated, one.saturated);
-	ASSERT_U64_EQ(all.saturated, 1);
-	ASSERT(all.sum == all_sep.sum && all.sum_sq == all_sep.sum_sq);
-	for (size_t k = 0; k < NPCT; k++) {
-		double p = (double)pct_milli[k] / 1000.0;
+	const double want = 2625000000000.25;
+	if (hist_mean(&big_first) != want || hist_mean(&ones_first) != want ||
+	    hist_mean(&merged) != want)
+		TEST_FAIL("means %.17g, %.17g and %.17g, not %.17g", hist_mean(&big_first),
+			  hist_mean(&ones_first), hist_mean(&merged), want);
+	ASSERT(hist_stddev(&big_first) == hist_stddev(&ones_first));
+	ASSERT(hist_stddev(&big_first) == hist_stddev(&merged));
 
-		ASSERT_U64_EQ(hist_percentile(&all, p), hist_percentile(&one, p));
-	}
-
-	/* A borrower's reset leaves the group's counts; the owner's clears them. */
-	hist_reset(&grp[1]);
-	ASSERT_U64_EQ(grp[1].total, 0);
-	uint64_t left = 0;
-	for (uint32_t i = 0; i < grp[0].counts_len; i++)
-		left += grp[0].counts[i];
-	ASSERT_U64_EQ(left, one.total);
-	hist_reset(&grp[0]);
-	for (uint32_t i = 0; i < grp[0].counts_len; i++)
-		if (grp[0].counts[i] != 0)
-			TEST_FAIL("counts[%u] %" PRIu64 " after the owner's reset", i,
-				  grp[0].counts[i]);
-
-	/* Borrowers first: their destroy must not free the owner's counts
-	 * (a double free the sanitizer builds report). */
-	for (int i = 3; i >= 0; i--)
-		hist_destroy(&grp[i]);
-	for (int i = 0; i < 4; i++)
-		hist_destroy(&sep[i]);
-	hist_destroy(&all_sep);
-	hist_destroy(&all);
-	hist_destroy(&one);
+	for (int i = 0; i < 2; i++)
+		hist_destroy(&parts[i]);
+	hist_destroy(&merged);
+	hist_destroy(&ones_first);
+	hist_destroy(&big_first);
 }
 
 /*
@@ -766,7 +731,7 @@ int main(void)
 	RUN(check_percentiles_vs_oracle);
 	RUN(check_percentile_rank_rounding);
 	RUN(check_merge);
-	RUN(check_merge_borrowed);
+	RUN(check_exact_sums);
 	RUN(check_bucket_arithmetic);
 	RUN(check_saturation);
 	RUN(check_write_percentiles);
