@@ -179,13 +179,13 @@ struct runtime {
  * Create a runtime: core structures, then policy->init. `knobs` holds one
  * value per policy knob (copied). Returns 0 or -errno with a message in err.
  */
-/* dst += the scheduling delays the workers recorded (each histogram once:
- * see struct worker's sched_hist). 0, or -EINVAL if dst's layout differs. */
-int rt_sched_delay_merge(const struct runtime *rt, struct hist *dst);
-
 int rt_create(struct runtime **out, const struct rt_config *cfg, const struct policy *p,
 	      const double *knobs, struct engine *e, char *err, size_t errlen);
 void rt_destroy(struct runtime *rt);
+
+/* dst += the scheduling delays the workers recorded (each histogram once:
+ * see struct worker's sched_hist). 0, or -EINVAL if dst's layout differs. */
+int rt_sched_delay_merge(const struct runtime *rt, struct hist *dst);
 
 static inline uint64_t rt_now(struct runtime *rt, struct worker *w)
 {

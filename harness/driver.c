@@ -205,7 +205,7 @@ static int trial_percentiles(const struct run_config *cfg, struct runtime *rt, v
 	struct hist h;
 	if (hist_init(&h, cfg->hist_digits, HIST_HIGHEST_NS) != 0)
 		return -ENOMEM;
-	rt_sched_delay_merge(rt, &h);
+	(void)rt_sched_delay_merge(rt, &h);	/* collect checked the layout */
 	out->sched_samples = h.total;
 	for (int k = 0; k < PCT_LEVELS; k++)
 		out->sched_pct[k] = (double)hist_percentile(&h, pct_level[k]);
