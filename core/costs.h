@@ -124,6 +124,13 @@ static inline uint64_t sim_costs_work_units(const struct sim_costs *c,
 	return c->work_per_spawn ? st->spawns : st->polls;
 }
 
+/* What pays cold_start: polls of a task another worker touched last, and
+ * of one nobody touched for cold_after ns. */
+static inline uint64_t sim_costs_cold_starts(const struct worker_stats *st)
+{
+	return st->cold_migrated + st->cold_aged;
+}
+
 /* What pays line_transfer: join arrivals on a parent another worker
  * touched last, and the shared word's writes expected to follow another
  * worker's. */

@@ -294,7 +294,7 @@ static uint64_t lock_cost(struct sim_engine *s, uint32_t id, uint64_t clock, uin
  */
 static inline uint64_t model_cost(const struct sim_costs *c, const struct worker_stats *st)
 {
-	return (st->cold_migrated + st->cold_aged) * c->cold_start +
+	return sim_costs_cold_starts(st) * c->cold_start +
 	       sim_costs_line_transfers(st) * c->line_transfer +
 	       sim_costs_work_units(c, st) * c->work + st->polls * c->policy_poll +
 	       sim_costs_contended(st) * c->contended;

@@ -399,7 +399,7 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		   "contention %.3f ms (%" PRIu64 " migrated + remote joins + remote RMWs x %" PRIu64
 		   " ns), over all trials and workers\n",
 		(double)(units * c->work) / 1e6, units, c->work_per_spawn ? "spawns" : "polls",
-		c->work, (double)((s->cold_migrated + s->cold_aged) * c->cold_start) / 1e6,
+		c->work, (double)(sim_costs_cold_starts(s) * c->cold_start) / 1e6,
 		s->cold_migrated, s->cold_aged, c->cold_start,
 		(double)(sim_costs_line_transfers(s) * c->line_transfer) / 1e6, s->remote_joins,
 		s->remote_rmws, c->line_transfer, (double)(s->remote_locks * c->lock_transfer) / 1e6,
@@ -610,7 +610,7 @@ static json_t *sim_model_json(const struct run_config *cfg, const struct worker_
 #define X(name, help) rc |= put(n, #name, jint(s->name));
 	SIM_MODEL_COUNTERS(X)
 #undef X
-	rc |= put(ns, "cold_start", jint((s->cold_migrated + s->cold_aged) * c->cold_start));
+	rc |= put(ns, "cold_start", jint(sim_costs_cold_starts(s) * c->cold_start));
 	rc |= put(ns, "line_transfer", jint(sim_costs_line_transfers(s) * c->line_transfer));
 	rc |= put(ns, "lock_transfer", jint(s->remote_locks * c->lock_transfer));
 	rc |= put(ns, "lock_wait", jint(s->lock_waits * c->lock_wait));
