@@ -107,6 +107,9 @@ struct sim_engine {
 	struct sim_rmw *rmw;
 	uint64_t rmw_total;
 	struct runtime *rt;
+	/* The worker stepped last, whose task pool holds the free blocks
+	 * (pool_pass); NULL before the run's first step. */
+	struct worker *pool_holder;
 	uint64_t steps;
 	/* --explore: a seed perturbing tie-breaks and step costs (0: none) */
 	uint64_t seed;
@@ -484,10 +487,12 @@ static int stall(struct sim_engine *s, struct runtime *rt)
  * next step; fetched here they arrive while this step runs: its engine
  * state, the first five lines of its struct worker, its ring's head and
  * progress lines, its policy state's first two lines, its LIFO slot's
- * task, its task pool's next free block, its ring's head slot and the task
- * there. Loads and prefetches only (a prefetch never faults, and a stale
- * pointer costs a wasted fetch at most): what the run does does not depend
- * on them. Returns the worker guessed, for prefetch_deps.
+ * task, its ring's head slot and the task there. (Not its task pool's
+ * free blocks: the pool it will use is the one this step uses, passed
+ * along by pool_pass.) Loads and prefetches only (a prefetch never
+ * faults, and a stale pointer costs a wasted fetch at most): what the run
+ * does does not depend on them. Returns the worker guessed, for
+ * prefetch_deps.
  */
 static inline __attribute__((always_inline)) uint32_t prefetch_next(const struct sim_engine *s,
 								    const struct runtime *rt, uint32_t id)
@@ -519,7 +524,6 @@ static inline __attribute__((always_inline)) uint32_t prefetch_next(const struct
 	__builtin_prefetch(w->pstate, 1);
 	__builtin_prefetch((const char *)w->pstate + CACHE_LINE, 1);
 	__builtin_prefetch(w->lifo, 1);
-	__builtin_prefetch(w->pool.free, 1);
 	/* Relaxed: the engine runs every worker on this one thread. */
 	uint32_t slot = ring_real(atomic_load_explicit(&sh->ring.head, memory_order_relaxed)) & RING_MASK;
 	__builtin_prefetch(&sh->ring.buf[slot], 1);
@@ -533,12 +537,11 @@ static inline __attribute__((always_inline)) uint32_t prefetch_next(const struct
  * for now with loads that hit. The continuation of the task in its LIFO
  * slot and of the one at its ring's head (the parent whose result and
  * join a leaf's or a join's completion writes, with an atomic
- * read-modify-write that waits for the line), and its pool's second free
- * block (a fork takes two). Reads of live tasks only: the engine runs
- * every worker on this one thread, no steal is under way between two
- * steps, and a task in the LIFO slot or in [head, tail) of a ring is
- * queued, not freed. Prefetches only: what the run does does not depend
- * on them.
+ * read-modify-write that waits for the line). Reads of live tasks only:
+ * the engine runs every worker on this one thread, no steal is under way
+ * between two steps, and a task in the LIFO slot or in [head, tail) of a
+ * ring is queued, not freed. Prefetches only: what the run does does not
+ * depend on them.
  */
 static inline __attribute__((always_inline)) void prefetch_deps(struct runtime *rt, uint32_t who)
 {
@@ -551,11 +554,33 @@ static inline __attribute__((always_inline)) void prefetch_deps(struct runtime *
 		task_prefetch_cont(w->lifo);
 	if (real != tail)
 		task_prefetch_cont(r->buf[real & RING_MASK]);
-	if (w->pool.free) {
-		void *next = *(void *const *)w->pool.free;
-		if (next)
-			__builtin_prefetch(next, 1);
+}
+
+/*
+ * One free list of task blocks for all workers: the worker about to step
+ * takes the task pool of the one stepped before, in exchange for its own
+ * (empty unless it allocated before the run). Each worker's own LIFO list
+ * would hand out the block it freed at its last steps, a round of the
+ * other workers' steps before (63 steps at 64 workers), or a never-used one
+ * while it forks more than it completes: lines from beyond L2, a wait at
+ * each allocation. The list passed along hands out the block freed a few
+ * steps before, still in cache. Only the worker being stepped allocates or
+ * frees (rt_task_alloc and rt_task_free take the calling worker), and the
+ * engine runs every worker on this one thread, so one list does; the
+ * threads engine keeps one per worker. An exchange, not a move: every
+ * pool's chunks stay in some worker's pool, which rt_destroy drains.
+ */
+static inline __attribute__((always_inline)) void pool_pass(struct sim_engine *s, struct worker *w)
+{
+	struct worker *h = s->pool_holder;
+	if (h == w)
+		return;
+	if (h) {
+		struct taskpool own = w->pool;
+		w->pool = h->pool;
+		h->pool = own;
 	}
+	s->pool_holder = w;
 }
 
 /*
@@ -647,6 +672,7 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		struct sim_worker *sw = &s->w[id];
 		struct worker *w = &rt->workers[id];
 		uint32_t who = explore ? id : prefetch_next(s, rt, id);
+		pool_pass(s, w);
 		if (sw->state == W_PARKED) {
 			/* Woken by an unpark, or its park timed out. */
 			uint64_t at = next_step;
@@ -750,6 +776,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	 * (charge), and a poll's whole charge is never negative. */
 	s->costs.policy_poll = (uint64_t)sim_costs_policy_poll(&s->costs, rt->policy->name);
 	s->steps = 0;
+	s->pool_holder = NULL;
 	rng_seed(&s->rng, rt->cfg.seed ^ s->seed, 0x73696dull);
 	memset(s->w, 0, s->n * sizeof *s->w);
 	for (uint32_t i = 0; i < s->n; i++)

@@ -4,7 +4,9 @@
  * explore seed another step order; fib(20) up to 64 workers: every task
  * completed once, no speedup above P over the one-worker run (the work
  * bound T_P >= T_1 / P) and some speedup at every P >= 2. (The tight
- * bounds and efficiency of fib(30) are in test_sim_scaling.)
+ * bounds and efficiency of fib(30) are in test_sim_scaling.) The workers
+ * share one free list of task blocks, passed from step to step, and no
+ * block or chunk is lost or handed out twice on the way.
  */
 #include "core/costs.h"
 #include "run_util.h"
@@ -87,9 +89,95 @@ static void deterministic(void)
 	ASSERT(c.makespan != a.makespan || memcmp(&a.tot, &c.tot, sizeof a.tot) != 0);
 }
 
+/* A pool's chunks and free blocks, walked; the blocks appended to `all`. */
+static void pool_walk(const struct taskpool *p, size_t *chunks, size_t *free_blocks,
+		      void **all, size_t *nall, size_t cap)
+{
+	*chunks = *free_blocks = 0;
+	for (void *c = p->chunks; c; c = *(void **)c)
+		++*chunks;
+	for (void *b = p->free; b; b = *(void **)b) {
+		++*free_blocks;
+		ASSERT(*nall < cap);
+		all[(*nall)++] = b;
+	}
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * The engine passes one task pool from each stepped worker to the next
+ * (pool_pass), in exchange for the next one's own. Worker 3 is given a
+ * pool of its own before the run (one chunk, its blocks all free): after
+ * fib(16) on 8 workers, that pool is still whole in some worker's hands,
+ * exactly one other pool holds every chunk the run carved (per-worker
+ * pools would leave one per worker that forked), and every block is free
+ * once and only once: the blocks carved, plus the root the outside pool
+ * gave, less none.
+ */
+static void one_free_list(void)
+{
+	const uint32_t workers = 8, per_chunk = TASKPOOL_CHUNK / TASKPOOL_BLOCK - 1;
+	const struct policy *p = policy_find("volt");
+	const struct workload *wl = workload_find("fib");
+	ASSERT(p && wl);
+	static const char *const params[] = { "n=16", NULL };
+	double kv[64], pv[64];
+	apply_settings(p->knobs, p->nknobs, kv, NULL);
+	apply_settings(wl->params, wl->nparams, pv, params);
+	struct rt_config cfg = { .workers = workers, .seed = 1, .hist_digits = 3,
+				 .watchdog_ns = 10000000000ull };
+	char err[256];
+	struct engine *e = engine_sim_create(workers, NULL, 0);
+	struct runtime *rt;
+	if (rt_create(&rt, &cfg, p, kv, e, err, sizeof err) != 0)
+		TEST_FAIL("rt_create: %s", err);
+	rt->user = wl->create(pv, workers, 1);
+	taskpool_free(&rt->workers[3].pool, taskpool_alloc(&rt->workers[3].pool));
+	ASSERT_EQ(e->ops->run(e, rt, run_start, (void *)wl), 0);
+	if (wl->verify(rt->user, err, sizeof err) != 0)
+		TEST_FAIL("fib: %s", err);
+
+	size_t cap = 1u << 20, nall = 0, chunks, free_blocks;
+	void **all = malloc(cap * sizeof *all);
+	ASSERT(all);
+	size_t with_chunks = 0, seeded = 0, carved = 0, freed = 0;
+	for (uint32_t i = 0; i < workers; i++) {
+		pool_walk(&rt->workers[i].pool, &chunks, &free_blocks, all, &nall, cap);
+		with_chunks += chunks > 0;
+		if (chunks == 1 && free_blocks == per_chunk && !seeded) {
+			seeded = 1;	/* worker 3's, untouched */
+			continue;
+		}
+		carved += chunks;
+		freed += free_blocks;
+	}
+	ASSERT_EQ(seeded, 1);
+	ASSERT_EQ(with_chunks, 2);
+	ASSERT(carved > 0);
+	/* The outside pool's blocks given out: fib's one root. */
+	struct taskpool outside = { rt->outside_pool.free, rt->outside_pool.chunks };
+	size_t out_nall = nall;
+	pool_walk(&outside, &chunks, &free_blocks, all, &out_nall, cap);
+	ASSERT_EQ(chunks * per_chunk - free_blocks, 1);
+	ASSERT_EQ(freed, carved * per_chunk + 1);
+	qsort(all, out_nall, sizeof *all, cmp_ptr);
+	for (size_t i = 1; i < out_nall; i++)
+		ASSERT(all[i] != all[i - 1]);
+	free(all);
+	wl->destroy(rt->user);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
 int main(void)
 {
 	RUN(fib_on_many_workers);
 	RUN(deterministic);
+	RUN(one_free_list);
 	return 0;
 }
