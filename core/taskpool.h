@@ -9,11 +9,13 @@
  * each worker keeps a LIFO list of free blocks of one size class
  * (TASKPOOL_BLOCK bytes, cache-line aligned), refilled from 64 KiB chunks
  * cut from 2 MiB slabs on transparent huge pages; a block freed on another
- * worker joins that worker's list. Chunks belong to the runtime while it
- * runs; when it is destroyed they go to a reserve the next runtime of the
- * process takes from (taskpool.c), so the process holds its largest run's
- * peak of live tasks. Every policy pays the same, so the pool moves no
- * comparison, only the floor.
+ * worker joins that worker's list. (The sim engine, which steps every
+ * worker on one thread, passes one pool from each stepped worker to the
+ * next instead: engine_sim.c, pool_pass.) Chunks belong to the runtime
+ * while it runs; when it is destroyed they go to a reserve the next
+ * runtime of the process takes from (taskpool.c), so the process holds its
+ * largest run's peak of live tasks. Every policy pays the same, so the pool
+ * moves no comparison, only the floor.
  *
  * Larger tasks go straight to the allocator.
  */
