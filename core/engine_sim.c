@@ -121,7 +121,8 @@ struct sim_engine {
  * events as their whole keys do while times are below 2^48 ns (78 hours)
  * and two equal times' tie-breaks differ in their top 16 bits; where it
  * does not, the guess may name another worker than the tree would, and the
- * prefetch fetches the wrong lines. No event ranks last.
+ * prefetch fetches the wrong lines. A worker without an event ranks last,
+ * with any whose clock is past 2^48 ns.
  */
 static inline uint64_t ev_rank(uint64_t hi, uint64_t lo)
 {
