@@ -108,7 +108,7 @@ struct sim_engine {
 	uint64_t rmw_total;
 	struct runtime *rt;
 	/* The worker stepped last, whose task pool holds the free blocks
-	 * (pool_pass); NULL before the run's first step. */
+	 * (pool_pass); worker 0 before the run's first step. */
 	struct worker *pool_holder;
 	uint64_t steps;
 	/* --explore: a seed perturbing tie-breaks and step costs (0: none) */
@@ -576,11 +576,9 @@ static inline __attribute__((always_inline)) void pool_pass(struct sim_engine *s
 	struct worker *h = s->pool_holder;
 	if (h == w)
 		return;
-	if (h) {
-		struct taskpool own = w->pool;
-		w->pool = h->pool;
-		h->pool = own;
-	}
+	struct taskpool own = w->pool;
+	w->pool = h->pool;
+	h->pool = own;
 	s->pool_holder = w;
 }
 
@@ -777,7 +775,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	 * (charge), and a poll's whole charge is never negative. */
 	s->costs.policy_poll = (uint64_t)sim_costs_policy_poll(&s->costs, rt->policy->name);
 	s->steps = 0;
-	s->pool_holder = NULL;
+	s->pool_holder = &rt->workers[0];
 	rng_seed(&s->rng, rt->cfg.seed ^ s->seed, 0x73696dull);
 	memset(s->w, 0, s->n * sizeof *s->w);
 	for (uint32_t i = 0; i < s->n; i++)

@@ -18,8 +18,13 @@ struct sim_out {
 	char err[256];
 };
 
+/* Called on the runtime before the run starts and after it ends (before
+ * teardown); NULL for none. */
+typedef void (*sim_hook)(struct runtime *rt);
+
 static void sim_run(const char *policy, const char *workload, uint32_t workers,
-		    const char *const *params, uint64_t seed, uint64_t explore, struct sim_out *o)
+		    const char *const *params, uint64_t seed, uint64_t explore, struct sim_out *o,
+		    sim_hook before, sim_hook after)
 {
 	const struct policy *p = policy_find(policy);
 	const struct workload *wl = workload_find(workload);
@@ -39,7 +44,11 @@ static void sim_run(const char *policy, const char *workload, uint32_t workers,
 		rt->place = run_place;
 		rt->place_arg = (void *)wl;
 	}
+	if (before)
+		before(rt);
 	ASSERT_EQ(e->ops->run(e, rt, run_start, (void *)wl), 0);
+	if (after)
+		after(rt);
 	memset(o, 0, sizeof *o);
 	o->makespan = rt->end_ns - rt->start_ns;
 	o->steps = engine_sim_steps(e);
@@ -58,7 +67,7 @@ static void fib_on_many_workers(void)
 	uint64_t one = 0;
 	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
 		struct sim_out o;
-		sim_run("volt", "fib", counts[i], params, 1, 0, &o);
+		sim_run("volt", "fib", counts[i], params, 1, 0, &o, NULL, NULL);
 		if (o.verify)
 			TEST_FAIL("%u workers: %s", counts[i], o.err);
 		ASSERT_U64_EQ(o.tot.completions, o.tasks);
@@ -78,13 +87,13 @@ static void deterministic(void)
 {
 	static const char *const params[] = { "n=18", NULL };
 	struct sim_out a, b, c;
-	sim_run("volt", "fib", 8, params, 7, 0, &a);
-	sim_run("volt", "fib", 8, params, 7, 0, &b);
+	sim_run("volt", "fib", 8, params, 7, 0, &a, NULL, NULL);
+	sim_run("volt", "fib", 8, params, 7, 0, &b, NULL, NULL);
 	ASSERT_U64_EQ(a.makespan, b.makespan);
 	ASSERT_U64_EQ(a.steps, b.steps);
 	ASSERT(memcmp(&a.tot, &b.tot, sizeof a.tot) == 0);
 	/* Another tie-break seed: another interleaving of the same work. */
-	sim_run("volt", "fib", 8, params, 7, 99, &c);
+	sim_run("volt", "fib", 8, params, 7, 99, &c, NULL, NULL);
 	ASSERT_U64_EQ(c.tasks, a.tasks);
 	ASSERT(c.makespan != a.makespan || memcmp(&a.tot, &c.tot, sizeof a.tot) != 0);
 }
@@ -109,44 +118,19 @@ static int cmp_ptr(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/*
- * The engine passes one task pool from each stepped worker to the next
- * (pool_pass), in exchange for the next one's own. Worker 3 is given a
- * pool of its own before the run (one chunk, its blocks all free): after
- * fib(16) on 8 workers, that pool is still whole in some worker's hands,
- * exactly one other pool holds every chunk the run carved (per-worker
- * pools would leave one per worker that forked), and every block is free
- * once and only once: the blocks carved, plus the root the outside pool
- * gave, less none.
- */
-static void one_free_list(void)
+static void seed_worker_3_pool(struct runtime *rt)
 {
-	const uint32_t workers = 8, per_chunk = TASKPOOL_CHUNK / TASKPOOL_BLOCK - 1;
-	const struct policy *p = policy_find("volt");
-	const struct workload *wl = workload_find("fib");
-	ASSERT(p && wl);
-	static const char *const params[] = { "n=16", NULL };
-	double kv[64], pv[64];
-	apply_settings(p->knobs, p->nknobs, kv, NULL);
-	apply_settings(wl->params, wl->nparams, pv, params);
-	struct rt_config cfg = { .workers = workers, .seed = 1, .hist_digits = 3,
-				 .watchdog_ns = 10000000000ull };
-	char err[256];
-	struct engine *e = engine_sim_create(workers, NULL, 0);
-	struct runtime *rt;
-	if (rt_create(&rt, &cfg, p, kv, e, err, sizeof err) != 0)
-		TEST_FAIL("rt_create: %s", err);
-	rt->user = wl->create(pv, workers, 1);
 	taskpool_free(&rt->workers[3].pool, taskpool_alloc(&rt->workers[3].pool));
-	ASSERT_EQ(e->ops->run(e, rt, run_start, (void *)wl), 0);
-	if (wl->verify(rt->user, err, sizeof err) != 0)
-		TEST_FAIL("fib: %s", err);
+}
 
+static void check_pools(struct runtime *rt)
+{
+	const uint32_t per_chunk = TASKPOOL_CHUNK / TASKPOOL_BLOCK - 1;
 	size_t cap = 1u << 20, nall = 0, chunks, free_blocks;
 	void **all = malloc(cap * sizeof *all);
 	ASSERT(all);
 	size_t with_chunks = 0, seeded = 0, carved = 0, freed = 0;
-	for (uint32_t i = 0; i < workers; i++) {
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
 		pool_walk(&rt->workers[i].pool, &chunks, &free_blocks, all, &nall, cap);
 		with_chunks += chunks > 0;
 		if (chunks == 1 && free_blocks == per_chunk && !seeded) {
@@ -169,9 +153,25 @@ static void one_free_list(void)
 	for (size_t i = 1; i < out_nall; i++)
 		ASSERT(all[i] != all[i - 1]);
 	free(all);
-	wl->destroy(rt->user);
-	rt_destroy(rt);
-	e->ops->destroy(e);
+}
+
+/*
+ * The engine passes one task pool from each stepped worker to the next
+ * (pool_pass), in exchange for the next one's own. Worker 3 is given a
+ * pool of its own before the run (one chunk, its blocks all free): after
+ * fib(16) on 8 workers, that pool is still whole in some worker's hands,
+ * exactly one other pool holds every chunk the run carved (per-worker
+ * pools would leave one per worker that forked), and every block is free
+ * once and only once: the blocks carved, plus the root the outside pool
+ * gave, less none.
+ */
+static void one_free_list(void)
+{
+	static const char *const params[] = { "n=16", NULL };
+	struct sim_out o;
+	sim_run("volt", "fib", 8, params, 1, 0, &o, seed_worker_3_pool, check_pools);
+	if (o.verify)
+		TEST_FAIL("fib: %s", o.err);
 }
 
 int main(void)
