@@ -50,6 +50,7 @@ enum opt_id {
 	OPT_TRACE,
 	OPT_TRACE_EVENTS,
 	OPT_NO_JSON,
+	OPT_JSON_INDENT,
 	OPT_NO_BASELINE,
 	OPT_PIN,
 	OPT_NOISE,
@@ -122,6 +123,8 @@ static const struct opt opts[] = {
 	  "result file, - for stdout (default: a new file under ./results; with several "
 	  "policies PATH.EXT stands for PATH.<policy>.EXT)" },
 	{ "no-json", OPT_NO_JSON, false, false, NULL, "write no result file" },
+	{ "json-indent", OPT_JSON_INDENT, false, false, NULL,
+	  "indent the result file by 2 spaces a level (default: compact, one line)" },
 	{ "trace", OPT_TRACE, true, false, "PATH",
 	  "write the first measured trial's timeline (polls, ticks with steals, parks) as "
 	  "Chrome trace events for Perfetto (with several policies: PATH.<policy>.EXT)" },
@@ -598,6 +601,9 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 		return 0;
 	case OPT_NO_JSON:
 		c->no_json = true;
+		return 0;
+	case OPT_JSON_INDENT:
+		c->json_indent = true;
 		return 0;
 	case OPT_TRACE:
 		if (v[0] == '\0')
@@ -1143,7 +1149,7 @@ static const char *first_given(const struct cli *c, const enum opt_id *ids, size
  */
 static int check_explore(const struct cli *c, char *err, size_t len)
 {
-	static const enum opt_id unused[] = { OPT_JSON, OPT_HDR, OPT_TRACE, OPT_TRACE_EVENTS,
+	static const enum opt_id unused[] = { OPT_JSON, OPT_JSON_INDENT, OPT_HDR, OPT_TRACE, OPT_TRACE_EVENTS,
 					      OPT_TRIALS, OPT_CI_TARGET, OPT_TRIALS_MAX,
 					      OPT_WARMUP, OPT_NO_BASELINE };
 	const char *o = first_given(c, unused, sizeof unused / sizeof unused[0]);
@@ -1238,6 +1244,8 @@ static int resolve(struct cli *c, char *err, size_t len)
 	}
 	if (c->json_path && c->no_json)
 		return fail(err, len, "--json and --no-json exclude each other");
+	if (c->json_indent && c->no_json)
+		return fail(err, len, "--json-indent shapes the result file, which --no-json turns off");
 
 	if (c->costs_path && !c->sim)
 		return fail(err, len, "--costs applies to --engine=sim only");

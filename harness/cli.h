@@ -119,6 +119,7 @@ struct cli {
 	const char *trace_path;	/* --trace: Chrome trace events, or NULL */
 	uint32_t trace_events;	/* --trace-events: per worker */
 	bool no_json, no_baseline;
+	bool json_indent;	/* --json-indent: 2 spaces a level, else compact */
 
 	/* --pin (core/topo.h): the mode asked for, the CPUs of a list, and the
 	 * placement resolved against the machine (threads engine only). */

@@ -204,7 +204,7 @@ static int copy_for_tests(json_t *doc, char *err, size_t len)
 	}
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
-	int rc = f ? report_write(f, doc) : -errno;
+	int rc = f ? report_write(f, doc, false) : -errno;
 	if (f && fclose(f) != 0 && rc == 0)
 		rc = -errno;
 	if (rc == 0 && rename(tmp, path) != 0)
@@ -218,7 +218,8 @@ static int copy_for_tests(json_t *doc, char *err, size_t len)
 }
 
 static int finish_json(const struct run_config *cfg, const struct run_result *res,
-		       const struct provenance *pv, struct outfile *o, char *err, size_t len)
+		       const struct provenance *pv, struct outfile *o, bool indent, char *err,
+		       size_t len)
 {
 	json_t *doc = report_json(cfg, res, pv);
 	int rc;
@@ -228,7 +229,7 @@ static int finish_json(const struct run_config *cfg, const struct run_result *re
 		snprintf(err, len, "out of memory building the result document");
 		return -1;
 	}
-	rc = report_write(outfile_stream(o), doc);
+	rc = report_write(outfile_stream(o), doc, indent);
 	if (rc) {
 		json_decref(doc);
 		outfile_abort(o);
@@ -426,7 +427,8 @@ static int run_policies(const struct cli *c, const struct provenance *pv)
 		if (c->no_json) {
 			if (i == 0)
 				printf("\nresult: none (--no-json)\n");
-		} else if (finish_json(&cfgs[i], &res[i], pv, &out_json[i], err, sizeof err)) {
+		} else if (finish_json(&cfgs[i], &res[i], pv, &out_json[i], c->json_indent, err,
+				       sizeof err)) {
 			print_error(err);
 			status = EXIT_RUN_FAILED;
 		}

@@ -5,6 +5,7 @@
 #include "core/topo.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,20 +131,48 @@ static int shell_safe(const char *s)
 			   "0123456789_@%+=:,./-")] == '\0';
 }
 
-/* argv joined so that pasting it into a shell reruns the same command. */
+/*
+ * An argument as a user at the working directory types it: a path under
+ * `cwd` (the whole argument, or the value of --opt=VALUE) loses that
+ * prefix, so that a result names build/harness and results/r.json, not a
+ * directory of the machine that made it; one that would then start with
+ * '-' gets "./" in front. Writes the argument to buf and returns buf, or
+ * returns `s` itself when nothing changes (or it does not fit).
+ */
+static const char *relative_arg(const char *s, const char *cwd, size_t cwdlen, char *buf,
+				size_t len)
+{
+	const char *eq = s[0] == '-' && s[1] == '-' ? strchr(s, '=') : NULL;
+	const char *v = eq ? eq + 1 : s;
+	int head = (int)(v - s);
+
+	if (cwdlen < 2 || strncmp(v, cwd, cwdlen) != 0 || v[cwdlen] != '/' || !v[cwdlen + 1])
+		return s;
+	v += cwdlen + 1;
+	if (snprintf(buf, len, "%.*s%s%s", head, s, v[0] == '-' ? "./" : "", v) >= (int)len)
+		return s;
+	return buf;
+}
+
+/* argv joined so that pasting it into a shell at the working directory
+ * reruns the same command; paths under that directory relative to it. */
 static char *join_argv(int argc, char **argv)
 {
-	size_t cap = 1;
+	char cwd[PATH_MAX], buf[PATH_MAX + 64];
+	size_t cap = 1, cwdlen = 0;
 	char *out, *p;
 
+	if (getcwd(cwd, sizeof cwd))
+		cwdlen = strlen(cwd);
 	for (int i = 0; i < argc; i++)
-		cap += 4 * strlen(argv[i]) + 3;
+		cap += 4 * strlen(argv[i]) + 5;
 	out = malloc(cap);
 	if (!out)
 		return NULL;
 	p = out;
 	for (int i = 0; i < argc; i++) {
-		const char *s = argv[i];
+		const char *s = relative_arg(argv[i], cwd, cwdlen, buf, sizeof buf);
+
 		if (i)
 			*p++ = ' ';
 		if (shell_safe(s)) {

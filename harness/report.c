@@ -1052,12 +1052,16 @@ json_t *report_json(const struct run_config *cfg, const struct run_result *res,
 
 /* ---- the result file -------------------------------------------------- */
 
-int report_write(FILE *f, json_t *doc)
+int report_write(FILE *f, json_t *doc, bool indent)
 {
 	/* 15 significant digits: every value typed on a command line reads back
 	 * exactly, and measurements lose nothing meaningful (jansson's default
-	 * of 17 prints 0.1 as 0.10000000000000001). */
-	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) != 0 ||
+	 * of 17 prints 0.1 as 0.10000000000000001). Compact by default: the
+	 * indentation tripled a result's size, most of it the histograms'
+	 * buckets (docs/results.md says how to read one indented). */
+	size_t flags = JSON_REAL_PRECISION(15) | (indent ? JSON_INDENT(2) : JSON_COMPACT);
+
+	if (json_dumpf(doc, f, flags) != 0 ||
 	    fputc('\n', f) == EOF)
 		return errno ? -errno : -EIO;
 	return 0;

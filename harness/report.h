@@ -6,6 +6,7 @@
 #define HARNESS_REPORT_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,9 +35,10 @@ json_t *report_json(const struct run_config *cfg, const struct run_result *res,
 
 /*
  * Write the result document to f (an outfile's stream: created before the
- * run, committed after it; outfile.h). 0, or -errno.
+ * run, committed after it; outfile.h): compact, one line and a newline,
+ * or with `indent` two spaces a level. 0, or -errno.
  */
-int report_write(FILE *f, json_t *doc);
+int report_write(FILE *f, json_t *doc, bool indent);
 
 /*
  * The default result path: dir/<workload>-<policy>-<workers>w-<stamp>.json,

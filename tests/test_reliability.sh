@@ -160,7 +160,7 @@ if wanted stdout; then
 	box
 	"$harness" "${small[@]}" --json - 2>"$tmp/err" >"$tmp/out" || fail "stdout: exit status $?"
 	if /usr/bin/python3 -m json.tool "$tmp/out" >/dev/null 2>&1 &&
-		grep -q '"schema": "harness-result"' "$tmp/out" && grep -q '^median' "$tmp/err"; then
+		grep -q '"schema": *"harness-result"' "$tmp/out" && grep -q '^median' "$tmp/err"; then
 		"$harness" "${small[@]}" --json - 2>/dev/null | /usr/bin/python3 -m json.tool >/dev/null ||
 			fail "stdout: harness --json - | python3 -m json.tool failed"
 		[ -z "$(ls -A)" ] && pass "stdout: --json - | python3 -m json.tool" ||
