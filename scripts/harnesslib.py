@@ -8,7 +8,13 @@ elsewhere adds scripts/ to sys.path first. The schema is docs/results.md.
 The API (stable: names and meanings do not change; new names may be added):
 
 Loading
-    find_result_files(paths) -> [path]        *.json under directories, files as given
+    find_result_files(paths) -> [path]        *.json and *.json.gz under directories,
+                                             files as given
+    is_result_name(name) -> bool              ends in .json or .json.gz
+    result_key(path) -> str                   the path without a trailing .gz (one
+                                             result, compressed or not)
+    read_json(path) -> object                 a JSON file, gzip-compressed or not (told by
+                                             its first bytes); OSError, ValueError
     load(path) -> Result                      one file; ResultError if it is not a result
     load_all(paths, warn=sys.stderr) -> [Result]
         files named explicitly must be results (ResultError otherwise); JSON
@@ -114,6 +120,7 @@ Formatting
     LEVEL_TICKS                              [(1/(1-p), label)] for percentile axes
 """
 
+import gzip
 import json
 import math
 import os
@@ -777,16 +784,45 @@ def config_key(result, ignore=CONFIG_IGNORE):
     return tuple(sorted((k, _hashable(v)) for k, v in flat.items() if k not in ignore))
 
 
+def is_result_name(name):
+    """Whether a file name is one a result may have: *.json, or *.json.gz
+    (results/reference stores its raw results compressed). Temporary files
+    (*.tmp) are neither."""
+    return name.endswith(".json") or name.endswith(".json.gz")
+
+
+def result_key(path):
+    """One result's name whether it is stored compressed or not: the path
+    without a trailing .gz."""
+    return path[:-3] if path.endswith(".json.gz") else path
+
+
+def read_json(path):
+    """The JSON document in a file, gzip-compressed or plain: told by the
+    gzip magic bytes, not the name, so a renamed file still reads. Raises
+    OSError (EOFError and gzip's BadGzipFile are OSError too) or ValueError
+    (not JSON, not UTF-8)."""
+    with open(path, "rb") as f:
+        head = f.read(2)
+        f.seek(0)
+        if head == b"\x1f\x8b":
+            with gzip.GzipFile(fileobj=f, mode="rb") as g:
+                data = g.read()
+        else:
+            data = f.read()
+    return json.loads(data.decode("utf-8"))
+
+
 def find_result_files(paths):
-    """The *.json files among `paths`: files as given, directories walked
-    recursively (sorted). Temporary files (*.tmp) are not *.json."""
+    """The *.json and *.json.gz files among `paths`: files as given,
+    directories walked recursively (sorted)."""
     out = []
     for p in paths:
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
                 dirs.sort()
                 for f in sorted(files):
-                    if f.endswith(".json"):
+                    if is_result_name(f):
                         out.append(os.path.join(root, f))
         else:
             out.append(p)
@@ -794,12 +830,12 @@ def find_result_files(paths):
 
 
 def load(path):
-    """One result file. ResultError if it cannot be read or is not a result."""
+    """One result file (plain or gzip-compressed JSON). ResultError if it
+    cannot be read or is not a result."""
     try:
-        with open(path, "r", encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = read_json(path)
     except OSError as e:
-        raise ResultError("%s: %s" % (path, e.strerror or e))
+        raise ResultError("%s: %s" % (path, getattr(e, "strerror", None) or e))
     except ValueError as e:
         raise ResultError("%s: not JSON (%s)" % (path, e))
     return Result(doc, path)

@@ -4,7 +4,7 @@
     plot.py SUBCOMMAND [options] RESULT... -o OUT.{png,pdf,svg}
 
 RESULT is a result file or a directory of them (searched recursively for
-*.json). Subcommands:
+*.json and *.json.gz; a compressed result reads as it is). Subcommands:
 
     percentiles   latency by percentile (HdrHistogram style), one line per
                   configuration: end_to_end_ns when the results have it, else
@@ -29,7 +29,6 @@ output format follows the extension of -o. docs/plots.md has examples.
 """
 
 import argparse
-import json
 import os
 import sys
 
@@ -640,10 +639,9 @@ def read_trace(path):
     begin/end ("B"/"E") pairs; thread names from "M" thread_name events (a
     named thread keeps its row without events)."""
     try:
-        with open(path, "r", encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = hl.read_json(path)
     except OSError as e:
-        raise PlotError("%s: %s" % (path, e.strerror or e))
+        raise PlotError("%s: %s" % (path, getattr(e, "strerror", None) or e))
     except ValueError as e:
         raise PlotError("%s: not JSON (%s)" % (path, e))
     if isinstance(doc, dict):

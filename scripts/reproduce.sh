@@ -286,7 +286,7 @@ elif kind == "sim-vs-threads":
     # N-worker cells (reproduce.sh part 5), against which those cells are also anchored.
     cells, anchors = {}, {}
     for r in results:
-        m = re.search(r"-anchor-(\d+)w(\.[^/]*)?\.json$", r.path)
+        m = re.search(r"-anchor-(\d+)w(\.[^/]*)?\.json(\.gz)?$", r.path)
         if m and (r.policy != "volt" or r.workers != 1 or r.engine != "threads"):
             sys.exit("reproduce: %s: an anchor is volt's 1-worker threads run, not %s's "
                      "%d-worker %s run" % (r.path, r.policy, r.workers, r.engine))
@@ -602,7 +602,9 @@ if ((!resume)); then
 			rm -rf "${REF:?}/$p"
 		else
 			for e in sim threads; do
-				if want "$i" "$e"; then rm -f "${REF:?}/$p"/raw*/*-"$e"-*.json; fi
+				if want "$i" "$e"; then
+					rm -f "${REF:?}/$p"/raw*/*-"$e"-*.json "${REF:?}/$p"/raw*/*-"$e"-*.json.gz
+				fi
 			done
 		fi
 	done
@@ -662,6 +664,23 @@ run_to() {
 
 SWEEP=(scripts/sweep.py run)
 
+# compress DIR...: the raw results in each DIR, gzip-compressed in place (NAME.json.gz;
+# -n: no name or time in the header, so the same result compresses to the same bytes),
+# and the parallel backend's bookkeeping of a finished sweep (pending.cmds, parallel.joblog:
+# command lines with this machine's paths) removed. Everything that reads results reads
+# the compressed files as they are (scripts/harnesslib.py); not recorded in commands.sh,
+# whose commands write plain .json.
+compress() {
+	local d f
+	for d in "$@"; do
+		for f in "$d"/*.json; do
+			[ -e "$f" ] || continue
+			gzip -9nf "$f"
+		done
+		rm -f "$d/pending.cmds" "$d/parallel.joblog"
+	done
+}
+
 # ---------------------------------------------------------------------------------------------
 # 1. The imbalanced static partition (docs/sources.md): 100, 100, 200, 350 ms on 4 partitions.
 D=$REF/1-imbalanced
@@ -687,15 +706,16 @@ run_to "$D" "$D/utilization.md" "$PY" scripts/tables.py --metric utilization "$D
 run_to "$D" "$D/utilization.tex" "$PY" scripts/tables.py --format latex --metric utilization "$D/raw"
 run_to "$D" "$D/makespan.md" scripts/reproduce.sh --table imbalanced "$D/raw"
 # (A figure only for an engine with results: --engines under a fresh --out makes one.)
-if compgen -G "$D/raw/*-threads-*.json" >/dev/null; then
+compress "$D/raw"
+if compgen -G "$D/raw/*-threads-*.json.gz" >/dev/null; then
 	run "$D" "$PY" scripts/plot.py utilization -o "$D/utilization-threads-2w.png" \
 		--title "Imbalanced static partition on the threads engine, 2 workers (worker 0: 300 ms, worker 1: 450 ms of partitions)" \
-		"$D"/raw/*-threads-*.json
+		"$D"/raw/*-threads-*.json.gz
 fi
-if compgen -G "$D/raw/*-sim-*.json" >/dev/null; then
+if compgen -G "$D/raw/*-sim-*.json.gz" >/dev/null; then
 	run "$D" "$PY" scripts/plot.py utilization -o "$D/utilization-sim-4w.png" \
 		--title "Imbalanced static partition on the sim engine, 4 workers (100, 100, 200, 350 ms of partitions)" \
-		"$D"/raw/*-sim-*.json
+		"$D"/raw/*-sim-*.json.gz
 fi
 fi
 
@@ -739,6 +759,7 @@ EOF
 	run "$D" "${SWEEP[@]}" "$D/grid-$name.json" --out "$D/raw-$name" --harness "$H" -j "$jobs"
 	run "$D" "${SWEEP[@]}" "$D/grid-$name-prefetch32.json" --out "$D/raw-$name-prefetch32" \
 		--harness "$H" -j "$jobs"
+	compress "$D/raw-$name" "$D/raw-$name-prefetch32"
 	run "$D" "$PY" scripts/plot.py p99-vs-load --theory -o "$D/p99-vs-load-$name.png" \
 		--title "p99 / S against load, 16 sim workers, $name service (S = 1 ms)" "$D/raw-$name" \
 		"$D/raw-$name-prefetch32"
@@ -767,6 +788,7 @@ cat >"$D/grid.json" <<'EOF'
 EOF
 run "$D" "${SWEEP[@]}" "$D/grid.json" --out "$D/raw" --harness "$H"
 run_to "$D" "$D/ns-per-op.md" scripts/reproduce.sh --table ops "$D/raw"
+compress "$D/raw"
 run_to "$D" "$D/ns-per-task.md" "$PY" scripts/tables.py --metric ns-per-task "$D/raw"
 run_to "$D" "$D/ns-per-task.tex" "$PY" scripts/tables.py --format latex --metric ns-per-task "$D/raw"
 run_to "$D" "$D/throughput.md" "$PY" scripts/tables.py --metric throughput "$D/raw"
@@ -797,6 +819,7 @@ for setup in "threads 2 7" "sim 16 6" "sim 64 6"; do
 			--json "$D/raw/${wl//[:=]/-}-$eng-${nw}w.json"
 	done
 done
+compress "$D/raw"
 run_to "$D" "$D/ablation.md" scripts/reproduce.sh --table ablation "$D/raw"
 run "$D" scripts/reproduce.sh --table ablation-figure "$D/ablation.png" "$D/raw"
 fi
@@ -886,6 +909,7 @@ for nw in 2 1; do
 		fi
 	done
 done
+compress "$D/raw"
 run_to "$D" "$D/sim-vs-threads.md" scripts/reproduce.sh --table sim-vs-threads "$D/raw"
 fi
 
@@ -897,15 +921,20 @@ secs=$((t_end - t_start))
 # at which revision, and (threads) how loaded the machine was and what the noise accounting saw.
 prov() {
 	"$PY" - "$REF" <<'EOF'
-import glob, json, os, sys
+import glob, os, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.getcwd(), "scripts"))
+import harnesslib as hl
 ref = sys.argv[1]
 first = None
 rows = []
 for part in ("1-imbalanced", "2-zygos", "3-tokio-shapes", "4-ablation", "5-sim-vs-threads"):
     by = {}
-    for f in sorted(glob.glob(os.path.join(ref, part, "raw*", "*.json"))):
+    for f in sorted(glob.glob(os.path.join(ref, part, "raw*", "*.json*"))):
+        if not hl.is_result_name(f):
+            continue
         try:
-            d = json.load(open(f))
+            d = hl.read_json(f)
         except ValueError:
             continue
         if d.get("schema") != "harness-result":

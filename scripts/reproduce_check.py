@@ -5,7 +5,8 @@
 
 Every harness result under NEW is matched by its path with the one under REF
 (a run of scripts/reproduce.sh --out NEW against the checked-in
-results/reference/). Sim results must be identical but for their
+results/reference/), compressed or not: r.json.gz on one side matches r.json
+on the other. Sim results must be identical but for their
 provenance (and the cost file's path and age), unless they ran on other
 costs (part 5 calibrates the machine it runs on): those are named, not
 compared. A threads-engine result's median makespan must lie in the other
@@ -34,6 +35,10 @@ import math
 import os
 import sys
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harnesslib as hl  # noqa: E402
+
 PROG = "reproduce --check"
 C2C_RATIO = 1.5     # harness/noise.h NOISE_C2C_RATIO, when a result does not say
 
@@ -42,16 +47,15 @@ def files(root):
     out = {}
     for d, _, names in os.walk(root):
         for n in names:
-            if not n.endswith(".json"):
+            if not hl.is_result_name(n):
                 continue
             p = os.path.join(d, n)
             try:
-                with open(p) as f:
-                    doc = json.load(f)
+                doc = hl.read_json(p)
             except (OSError, ValueError):
                 continue
             if isinstance(doc, dict) and doc.get("schema") == "harness-result":
-                out[os.path.relpath(p, root)] = doc
+                out[hl.result_key(os.path.relpath(p, root))] = doc
     return out
 
 

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(gcc clang make cmake pkg-config git libjemalloc-dev libjansson-dev nettle-dev libhwloc-dev
+PACKAGES=(gcc clang make cmake pkg-config git libjemalloc-dev libjansson-dev nettle-dev libhwloc-dev zlib1g-dev
 	python3 python3-matplotlib python3-jsonschema gnuplot-nox parallel chromium valgrind time
 	spin)
 

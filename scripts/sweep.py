@@ -45,12 +45,16 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harnesslib as hl  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SELF = os.path.abspath(__file__)
 PYTHON = "/usr/bin/python3"
 ID_LEN = 12
 # Result files written by this script: <workload>-<policy>-<W>w-<engine>-<id>.json
-RESULT_RE = re.compile(r"^(?P<stem>.+)-(?P<id>[0-9a-f]{%d})\.json$" % ID_LEN)
+RESULT_RE = re.compile(r"^(?P<stem>.+)-(?P<id>[0-9a-f]{%d})\.json(\.gz)?$" % ID_LEN)
 
 # Harness options a grid may fix, and whether each takes a value.
 OPTIONS = {
@@ -207,7 +211,7 @@ class Run:
         return a
 
     def done(self, out):
-        return all(os.path.exists(os.path.join(out, f)) for f in self.files().values())
+        return all(result_exists(os.path.join(out, f)) for f in self.files().values())
 
 
 def value_list(values):
@@ -459,7 +463,7 @@ def run_one(out, rid, expect, cmd, tick=None):
     is called about once a second while the run lasts."""
     global _child
     paths = {f: os.path.join(out, f) for f in expect}
-    if all(os.path.exists(p) for p in paths.values()):
+    if all(result_exists(p) for p in paths.values()):
         return 0
     os.makedirs(os.path.join(out, "logs"), exist_ok=True)
     cmd = list(cmd)
@@ -533,12 +537,27 @@ def one_command(out, run, harness):
     return " ".join(shlex.quote(a) for a in argv)
 
 
+def result_exists(path):
+    """A run's result is there, as written (NAME.json) or compressed since
+    (NAME.json.gz, as results/reference keeps them)."""
+    return os.path.exists(path) or os.path.exists(path + ".gz")
+
+
+def typed_path(path):
+    """A path as a user at the working directory types it: relative to it when it lies
+    under it (build/harness, results/... at the repository root), else as given. The
+    harness records its own command line the same way (harness/provenance.c)."""
+    a, cwd = os.path.abspath(path), os.getcwd()
+    return os.path.relpath(a, cwd) if a.startswith(cwd.rstrip(os.sep) + os.sep) else path
+
+
 def harness_command(out, run, harness):
-    """The harness command line of a run as the user would type it (for commands.sh)."""
-    argv = [harness] + run.harness_args()
+    """The harness command line of a run as the user would type it at the working directory
+    (for commands.sh): paths under it relative to it."""
+    argv = [typed_path(harness)] + run.harness_args()
     files = list(run.files().values())
     if len(files) == 1:
-        d = os.path.abspath(out) if out else "DIR"
+        d = typed_path(out) if out else "DIR"
         argv += ["--json", os.path.join(d, files[0])]
     line = " ".join(shlex.quote(a) for a in argv)
     if len(files) > 1:
@@ -878,18 +897,17 @@ def scan_results(d, recursive):
         for root, dirs, files in os.walk(d):
             dirs.sort()
             for f in sorted(files):
-                if f.endswith(".json"):
+                if hl.is_result_name(f):
                     yield os.path.join(root, f)
     else:
         for f in sorted(os.listdir(d)):
-            if f.endswith(".json"):
+            if hl.is_result_name(f):
                 yield os.path.join(d, f)
 
 
 def load_result(path):
     try:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = hl.read_json(path)
     except (OSError, ValueError) as e:
         return None, str(e)
     if not isinstance(doc, dict) or doc.get("schema") != "harness-result":
@@ -930,7 +948,8 @@ def cmd_merge(a):
             dst = os.path.join(out, os.path.basename(p))
             if os.path.exists(dst):
                 # Same name, different configuration key (files not written by this script).
-                stem, ext = os.path.splitext(dst)
+                stem, ext = os.path.splitext(hl.result_key(dst))
+                ext += dst[len(hl.result_key(dst)):]      # .json, or .json.gz kept whole
                 dst = "%s-%s%s" % (stem, key.replace("/", "-"), ext)
             tmp = "%s.%d.tmp" % (dst, os.getpid())
             shutil.copyfile(p, tmp)

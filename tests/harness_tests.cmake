@@ -4,12 +4,14 @@
 #                file; --list and --help; a small real run whose result
 #                passes json_check; SIGTERM leaves no file behind.
 #
-# json_check validates a result file against docs/results.md (schema 1).
+# json_check validates a result file against docs/results.md (schema 1),
+# plain or gzip-compressed (zlib reads both).
 
 find_program(BASH_EXECUTABLE bash REQUIRED)
+find_package(ZLIB REQUIRED)
 
 add_executable(json_check json_check.c)
-target_link_libraries(json_check PRIVATE PkgConfig::JANSSON harness_core)
+target_link_libraries(json_check PRIVATE PkgConfig::JANSSON ZLIB::ZLIB harness_core)
 
 add_result_test(harness_cli
                 ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.sh

@@ -2,7 +2,7 @@
  * json_check.c - validate a harness result file against schema version 1
  * (docs/results.md).
  *
- *   json_check RESULT.json
+ *   json_check RESULT.json | RESULT.json.gz
  *
  * Checks that every documented key is present with its JSON type, that the
  * array lengths agree with the configuration, that every per-worker counter
@@ -16,7 +16,10 @@
  *
  * docs/result.schema.json says the same in JSON Schema for a standard
  * validator (tests/validate_results.py); this program adds the arithmetic.
+ * A gzip-compressed file (as results/reference stores them) reads as it is.
  */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -25,6 +28,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <zlib.h>
 
 #include "core/stats.h"
 #include "test.h"
@@ -402,28 +406,45 @@ static void check_provenance(json_t *doc)
 	ASSERT(need_int(p, "provenance", "cores_online") >= 1);
 }
 
+static size_t gz_chunk(void *buf, size_t len, void *arg)
+{
+	int n = gzread(arg, buf, len > INT_MAX ? INT_MAX : (unsigned)len);
+
+	return n < 0 ? (size_t)-1 : (size_t)n;
+}
+
+/* A JSON file, gzip-compressed or plain (zlib reads a plain file as it is). */
+static json_t *load(const char *path)
+{
+	json_error_t jerr;
+	gzFile g = gzopen(path, "rb");
+	json_t *doc;
+
+	if (!g)
+		TEST_FAIL("%s: %s", path, strerror(errno ? errno : ENOMEM));
+	doc = json_load_callback(gz_chunk, g, JSON_REJECT_DUPLICATES, &jerr);
+	gzclose(g);
+	if (!doc)
+		TEST_FAIL("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+	return doc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cfg c = { 0 };
-	json_error_t jerr;
 	json_t *doc, *trials, *t;
 	size_t i;
 
 	if (argc == 3 && strcmp(argv[1], "--parse-only") == 0) {
 		/* Any JSON document (a trace, say): it must load, nothing more. */
-		doc = json_load_file(argv[2], JSON_REJECT_DUPLICATES, &jerr);
-		if (!doc)
-			TEST_FAIL("%s:%d: %s", argv[2], jerr.line, jerr.text);
-		json_decref(doc);
+		json_decref(load(argv[2]));
 		return 0;
 	}
 	if (argc != 2) {
 		fprintf(stderr, "usage: json_check RESULT.json | --parse-only FILE.json\n");
 		return 2;
 	}
-	doc = json_load_file(argv[1], JSON_REJECT_DUPLICATES, &jerr);
-	if (!doc)
-		TEST_FAIL("%s:%d: %s", argv[1], jerr.line, jerr.text);
+	doc = load(argv[1]);
 	ASSERT_STR_EQ(json_string_value(need_str(doc, "$", "schema")), "harness-result");
 	ASSERT_EQ(need_int(doc, "$", "schema_version"), 1);
 	check_config(doc, &c);

@@ -35,3 +35,14 @@ add_result_test(scripts_reproduce_check
                 ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_reproduce_check.sh
                 $<TARGET_FILE:harness>)
 set_tests_properties(scripts_reproduce_check PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
+
+# test_compressed.sh: results compact by default (--json-indent indents),
+# gzip-compressed results read as they are by json_check, the schema check,
+# harnesslib, tables.py, csv_summary.py, plot.py, reproduce.sh --check and a
+# resumed sweep; command lines recorded as a user at the working directory
+# types them.
+add_result_test(scripts_compressed
+                ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_compressed.sh
+                $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
+set_tests_properties(scripts_compressed PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT}
+                     SKIP_RETURN_CODE 77)

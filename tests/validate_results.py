@@ -6,8 +6,9 @@ validator (Debian's python3-jsonschema).
     validate_results.py SCHEMA PATH...
 
 A PATH that is a file must be a valid result. A directory is walked for
-*.json files; those that are not results (a Chrome trace, a sweep grid: no
-"config", no "schema") are skipped. Prints one line per invalid file with
+*.json and *.json.gz files (compressed results read as they are); those
+that are not results (a Chrome trace, a sweep grid: no "config", no
+"schema") are skipped. Prints one line per invalid file with
 every violation, and a summary; exits 0 if every result is valid, 1 if one
 is not or none was found, 2 on bad usage, 77 without python3-jsonschema.
 """
@@ -15,6 +16,10 @@ is not or none was found, 2 on bad usage, 77 without python3-jsonschema.
 import json
 import os
 import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import harnesslib as hl  # noqa: E402
 
 try:
     import jsonschema
@@ -29,7 +34,7 @@ def candidates(paths):
             for root, dirs, files in os.walk(p):
                 dirs.sort()
                 for f in sorted(files):
-                    if f.endswith(".json"):
+                    if hl.is_result_name(f):
                         yield os.path.join(root, f), False
         else:
             yield p, True
@@ -50,8 +55,7 @@ def main(argv):
     good, bad, engines = 0, 0, {}
     for path, explicit in candidates(argv[2:]):
         try:
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
+            doc = hl.read_json(path)
         except (OSError, ValueError) as e:
             print("%s: cannot read: %s" % (path, e))
             bad += 1
