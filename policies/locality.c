@@ -317,6 +317,11 @@ static int locality_init(struct runtime *rt)
 	memset(l->lw, 0, n * sizeof *l->lw);
 
 	enum locality_topology topo = (enum locality_topology)k[LOC_TOPOLOGY];
+	/* The sim's workers run on no CPU of this machine: their domains come
+	 * from domain_size alone, so that a simulated result is the same on
+	 * every host (this one's L3 caches once split 2 sim workers in two). */
+	if (rt->engine->ops->one_thread)
+		topo = LOC_TOPO_OFF;
 	if (topo == LOC_TOPO_AUTO && domains_from_topology(rt, n, LOC_LEVEL_L3, dom))
 		l->source = "L3 caches";
 	else if (topo != LOC_TOPO_OFF && domains_from_topology(rt, n, LOC_LEVEL_NODE, dom))

@@ -96,6 +96,31 @@ static void domain_mapping(void)
 	hand_destroy(rt, e);
 }
 
+/*
+ * On the sim engine the domains are domain_size's whatever the host: the
+ * default topology=1 would read this machine's L3 caches, and a simulated
+ * result would then change with the host that made it (on a host whose two
+ * CPUs have L3s of their own, 4 sim workers came out as domains 0 1 0 1).
+ */
+static void sim_domains_ignore_the_host(void)
+{
+	static const char *const ds2[] = { "domain_size=2", NULL };
+	double kv[64];
+	char err[256];
+	struct runtime *rt;
+	struct rt_config cfg = { .workers = 4, .seed = 7, .hist_digits = 2 };
+	struct engine *e = engine_sim_create(4, NULL, 0);
+
+	ASSERT(e);
+	apply_settings(policy_locality.knobs, policy_locality.nknobs, kv, ds2);
+	if (rt_create(&rt, &cfg, &policy_locality, kv, e, err, sizeof err) != 0)
+		TEST_FAIL("rt_create: %s", err);
+	for (uint32_t i = 0; i < 4; i++)
+		ASSERT_EQ(locality_domain_of(rt, i), i / 2);
+	ASSERT_EQ(locality_domain_count(rt), 2);
+	hand_destroy(rt, e);
+}
+
 /* Fill worker `victim`'s ring with tasks t[0..n) (the test thread as its
  * owner). */
 static void fill_ring(struct runtime *rt, uint32_t victim, struct task *t, uint32_t n)
@@ -335,6 +360,7 @@ int main(void)
 {
 	RUN(fib25_all);
 	RUN(domain_mapping);
+	RUN(sim_domains_ignore_the_host);
 	RUN(in_domain_first_one_at_a_time);
 	RUN(in_domain_first_steal_half);
 	RUN(other_domain_prefers_its_own);
