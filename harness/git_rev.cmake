@@ -1,5 +1,7 @@
 # git_rev.cmake - write git_rev.h, the source tree's git revision ("-dirty"
-# when tracked files have uncommitted changes), at every build: a revision
+# when tracked files outside results/ have uncommitted changes: a
+# reproduction rewrites results/reference while the binary that makes it
+# is built from a clean tree), at every build: a revision
 # taken when CMake configured the tree would go stale with the next commit.
 # The file is rewritten only when the revision changed, so an unchanged
 # tree rebuilds nothing.
@@ -13,6 +15,7 @@ if(GIT AND EXISTS "${SRC}/.git")
   if(rc EQUAL 0 AND head)
     set(rev "${head}")
     execute_process(COMMAND "${GIT}" status --porcelain --untracked-files=no
+                            -- . ":(exclude)results"
                     WORKING_DIRECTORY "${SRC}" OUTPUT_VARIABLE dirty
                     OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     if(dirty)
