@@ -996,7 +996,9 @@ $(if [ -f "$REF/NOTES.md" ]; then printf '\n'; cat "$REF/NOTES.md"; fi)
 
 Each directory holds the grid, the raw results with the harness logs (\`raw*/\`, one JSON file
 per run and policy, \`docs/results.md\`), the tables, the figures, and \`commands.sh\` with the
-commands that made them. Rerun everything with \`scripts/reproduce.sh\`; the simulated parts
+commands that made them. The raw results are stored gzip-compressed (\`NAME.json.gz\`; part 2
+until its next rebuild excepted): every script reads them as they are, and
+\`zcat FILE.json.gz | jq .\` shows one. Rerun everything with \`scripts/reproduce.sh\`; the simulated parts
 (sim engine) reproduce exactly, the threads-engine parts within their intervals.
 
 ## 1. Imbalanced partitions: static partition against work stealing
