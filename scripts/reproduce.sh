@@ -976,6 +976,16 @@ if first:
           first["kernel"], first["hostname"]))
 EOF
 }
+# plain: the parts whose raw results are still plain JSON (made before the compressed form and
+# not rebuilt since), as "; PART's are still plain JSON", or nothing.
+plain() {
+	local p out=()
+	for p in "${parts[@]}"; do
+		if compgen -G "$REF/$p/raw*/*.json" >/dev/null; then out+=("$p"); fi
+	done
+	((${#out[@]})) && printf "; %s's are still plain JSON, until a rebuild" "${out[*]}"
+	return 0
+}
 # section FILE: a table this reproduction made, or why there is none.
 section() {
 	if [ -f "$1" ]; then cat "$1"; else echo "(not made: this part was not run; see the table above)"; fi
@@ -996,9 +1006,8 @@ $(if [ -f "$REF/NOTES.md" ]; then printf '\n'; cat "$REF/NOTES.md"; fi)
 
 Each directory holds the grid, the raw results with the harness logs (\`raw*/\`, one JSON file
 per run and policy, \`docs/results.md\`), the tables, the figures, and \`commands.sh\` with the
-commands that made them. The raw results are stored gzip-compressed (\`NAME.json.gz\`; part 2
-until its next rebuild excepted): every script reads them as they are, and
-\`zcat FILE.json.gz | jq .\` shows one. Rerun everything with \`scripts/reproduce.sh\`; the simulated parts
+commands that made them. The raw results are stored gzip-compressed (\`NAME.json.gz\`$(plain)): every
+script reads them as they are, and \`zcat FILE.json.gz | jq .\` shows one. Rerun everything with \`scripts/reproduce.sh\`; the simulated parts
 (sim engine) reproduce exactly, the threads-engine parts within their intervals.
 
 ## 1. Imbalanced partitions: static partition against work stealing
