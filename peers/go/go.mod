@@ -1,0 +1,3 @@
+module harness/peers/go
+
+go 1.19
