@@ -14,23 +14,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 PACKAGES=(cargo rustc librust-tokio-dev librust-rayon-dev librust-libc-dev golang-go libtbb-dev g++)
-missing=()
-for p in "${PACKAGES[@]}"; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-		missing+=("$p")
-	fi
-done
-if ((${#missing[@]})); then
-	echo "peers: installing ${missing[*]}" >&2
-	SUDO=()
-	if [ "$(id -u)" -ne 0 ]; then
-		command -v sudo >/dev/null || { echo "peers: need root to install ${missing[*]}" >&2; exit 1; }
-		SUDO=(sudo)
-	fi
-	export DEBIAN_FRONTEND=noninteractive
-	"${SUDO[@]}" apt-get update -qq
-	"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+scripts/install.sh "${PACKAGES[@]}"
 
 build=${1:-build}
 mkdir -p "$build/peers"

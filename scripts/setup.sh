@@ -12,23 +12,7 @@ PACKAGES=(gcc clang make cmake pkg-config git libjemalloc-dev libjansson-dev net
 	python3 python3-matplotlib python3-jsonschema gnuplot-nox parallel chromium valgrind time
 	spin)
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-		missing+=("$p")
-	fi
-done
-if ((${#missing[@]})); then
-	echo "setup: installing ${missing[*]}" >&2
-	SUDO=()
-	if [ "$(id -u)" -ne 0 ]; then
-		command -v sudo >/dev/null || { echo "setup: need root to install ${missing[*]}" >&2; exit 1; }
-		SUDO=(sudo)
-	fi
-	export DEBIAN_FRONTEND=noninteractive
-	"${SUDO[@]}" apt-get update -qq
-	"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+scripts/install.sh "${PACKAGES[@]}"
 
 build=${1:-build}
 shift || true
