@@ -24,6 +24,7 @@
 #include "policies/policy.h"
 #include "harness/costcache.h"
 #include "harness/noise.h"
+#include "harness/real.h"
 #include "workloads/workload.h"
 
 enum opt_id {
@@ -105,9 +106,10 @@ static const struct opt opts[] = {
 	  "(default: the workload's)" },
 	{ "hist-digits", OPT_HIST_DIGITS, true, false, "N",
 	  "histogram significant digits, 1..5 (default 3)" },
-	{ "engine", OPT_ENGINE, true, false, "threads|sim",
+	{ "engine", OPT_ENGINE, true, false, "threads|sim|real",
 	  "threads: one pthread per worker (default); sim: virtual workers in virtual time, "
-	  "deterministic, any count" },
+	  "deterministic, any count; real: the real runtime the policy models, through its "
+	  "peer program (tokio-1.28: Tokio, go: Go, rayon: Rayon; peers/README.md)" },
 	{ "explore", OPT_EXPLORE, true, false, "N",
 	  "sim: N runs with different tie-break seeds, checking every step; report the first "
 	  "lost task, double run, stall or broken invariant (idle protocol, ring) with its seed" },
@@ -570,12 +572,10 @@ static int apply_opt(struct cli *c, const struct opt *o, const char *v, char *er
 			c->hist_digits = (int)u;
 		return rc;
 	case OPT_ENGINE:
-		if (strcmp(v, "sim") == 0)
-			c->sim = true;
-		else if (strcmp(v, "threads") == 0)
-			c->sim = false;
-		else
-			return fail(err, len, "unknown engine '%s' (valid: threads, sim)", v);
+		c->sim = strcmp(v, "sim") == 0;
+		c->real = strcmp(v, "real") == 0;
+		if (!c->sim && !c->real && strcmp(v, "threads") != 0)
+			return fail(err, len, "unknown engine '%s' (valid: threads, sim, real)", v);
 		return 0;
 	case OPT_EXPLORE:
 		return parse_u32(o->name, v, 1, 1000000, &c->explore, err, len);
@@ -1104,6 +1104,38 @@ static int resolve_params(struct cli *c, char *err, size_t len)
 }
 
 /* The policy's and the workload's own hooks, on the fully resolved values. */
+static const char *first_given(const struct cli *c, const enum opt_id *ids, size_t n);
+
+/*
+ * --engine=real runs the real runtime each policy models (harness/real.h):
+ * a policy with one, on a workload its peer has, with no knob of the
+ * model's set (the runtime runs as it is), and none of the options that
+ * shape what only the harness's own workers record.
+ */
+static int check_real(const struct cli *c, char *err, size_t len)
+{
+	static const enum opt_id unused[] = { OPT_PIN, OPT_TRACE, OPT_TRACE_EVENTS, OPT_HDR,
+					      OPT_SAMPLE, OPT_NOISE, OPT_C2C_BAND,
+					      OPT_SPEED_BAND };
+	const char *o = first_given(c, unused, sizeof unused / sizeof unused[0]);
+
+	if (o)
+		return fail(err, len, "--%s does not apply to --engine=real (the real runtime "
+				      "records only its time, CPU and own counters)", o);
+	if (c->nsets)
+		return fail(err, len, "--set %s: --engine=real runs the real runtime as it is; "
+				      "the model's knobs do not reach it", c->sets[0].name);
+	for (size_t i = 0; i < c->npolicies; i++) {
+		const struct cli_policy *cp = &c->policies[i];
+		if (cp->nown)
+			return fail(err, len, "%s: --engine=real runs the real runtime as it is; the "
+					      "model's knobs do not reach it", cp->name);
+		if (real_check(cp->policy, c->wl, cp->params ? cp->params : c->params, err, len))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 static int run_checks(struct cli *c, char *err, size_t len)
 {
 	struct rt_config cfg = {
@@ -1113,6 +1145,9 @@ static int run_checks(struct cli *c, char *err, size_t len)
 		.hist_digits = c->hist_digits,
 	};
 	char why[256];
+
+	if (c->real && check_real(c, err, len))
+		return -EINVAL;
 
 	for (size_t i = 0; i < c->npolicies; i++) {
 		const struct policy *p = c->policies[i].policy;
@@ -1187,7 +1222,7 @@ static int check_alone(const struct cli *c, char *err, size_t len)
 static int resolve_pin(struct cli *c, char *err, size_t len)
 {
 	c->pinned = false;
-	if (c->sim) {
+	if (c->sim || c->real) {
 		c->pin_effective = PIN_NONE;
 		for (uint32_t i = 0; i < c->workers; i++)
 			c->cpus[i] = -1;
@@ -1247,6 +1282,8 @@ static int resolve(struct cli *c, char *err, size_t len)
 	if (c->json_indent && c->no_json)
 		return fail(err, len, "--json-indent shapes the result file, which --no-json turns off");
 
+	if (c->real && (c->explore || c->explore_seed_given))
+		return fail(err, len, "--explore and --explore-seed need --engine=sim");
 	if (c->costs_path && !c->sim)
 		return fail(err, len, "--costs applies to --engine=sim only");
 	if (c->c2c_hi > 0 && c->sim)
@@ -1291,7 +1328,7 @@ static int resolve(struct cli *c, char *err, size_t len)
 	if (rc)
 		return rc;
 	if (!c->sample_given)
-		c->sample_period = c->wl->sample_period;
+		c->sample_period = c->real ? 0 : c->wl->sample_period;
 	rc = resolve_pin(c, err, len);
 	if (rc)
 		return rc;

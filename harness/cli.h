@@ -107,6 +107,7 @@ struct cli {
 	int hist_digits;
 	uint64_t watchdog_ns;	/* 0 = off */
 	bool sim;		/* --engine=sim */
+	bool real;		/* --engine=real: the real runtime (harness/real.h) */
 	uint32_t explore;	/* --explore N: seeds to try, 0 = off */
 	uint64_t explore_seed;	/* --explore-seed S: one seed */
 	bool explore_seed_given;

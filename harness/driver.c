@@ -9,6 +9,7 @@
  * first, shuffled the same way, and are discarded.
  */
 #include "driver.h"
+#include "real.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -300,6 +301,9 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 
 	struct worker_noise *wn = NULL;
 	double steal0 = NAN;
+	if (cfg->real)
+		return real_run_trial(cfg, out, acc ? acc->peer_version : NULL,
+				      acc ? sizeof acc->peer_version : 0, err, len);
 	e = cfg->sim ? engine_sim_create(cfg->workers, cfg->costs, cfg->explore_seed)
 		     : engine_threads_create(cfg->workers);
 	if (!e)

@@ -42,6 +42,7 @@ struct run_config {
 	uint64_t watchdog_ns;		/* 0 = off */
 	bool baseline;
 	bool sim;			/* the simulation engine, not threads */
+	bool real;			/* the real runtime, through its peer (harness/real.h) */
 	bool quiet;			/* no progress lines on stderr */
 	bool explore;			/* sim: check invariants after every step */
 	const char *trace_path;		/* --trace: the first measured trial's timeline */
@@ -116,6 +117,7 @@ struct run_result {
 	struct worker_stats *per_worker;	/* [workers], all measured trials */
 	struct hist sched_delay;		/* merged over workers and trials */
 	bool has_end_to_end;			/* the workload reports request latencies */
+	char peer_version[32];			/* --engine=real: the runtime's version */
 	bool trace_written;
 	struct hist end_to_end;			/* every request of every measured trial */
 	/* 95% intervals of the percentiles of both histograms (core/pctci.h). */

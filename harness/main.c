@@ -369,6 +369,7 @@ static struct run_config make_config(const struct cli *c, const struct cli_polic
 		 * out so that its result depends on its inputs only. */
 		.baseline = !c->no_baseline && !c->sim,
 		.sim = c->sim,
+		.real = c->real,
 		.quiet = c->quiet,
 		.costs = &c->costs,
 		.costs_file = c->costs_path ? c->costs_file : NULL,

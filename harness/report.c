@@ -119,7 +119,9 @@ void report_header(FILE *f, const struct run_config *cfg, size_t ncfg,
 	if (cfg->wl->nparams == 0)
 		fprintf(f, "none");
 	fprintf(f, ")\nworkers    %" PRIu32 "\nengine     %s\nallocator  %s\n", cfg->workers,
-		cfg->sim ? "sim (virtual workers, virtual time; deterministic)" : "threads",
+		cfg->sim    ? "sim (virtual workers, virtual time; deterministic)"
+		: cfg->real ? "real (the runtime the policy models, through its peer program)"
+			    : "threads",
 		pv->allocator);
 	if (!cfg->sim && pv->has_topology) {
 		fprintf(f, "machine    %" PRIu32 " packages, %" PRIu32 " NUMA nodes, %" PRIu32
@@ -524,7 +526,10 @@ static json_t *config_json(const struct run_config *cfg, const struct run_result
 	rc |= put(o, "policy", json_string(cfg->policy->name));
 	rc |= put(o, "variant", json_string(cfg->name));
 	rc |= put(o, "workload", json_string(cfg->wl->name));
-	rc |= put(o, "engine", json_string(cfg->sim ? "sim" : "threads"));
+	rc |= put(o, "engine", json_string(cfg->sim ? "sim" : cfg->real ? "real" : "threads"));
+	if (cfg->real)
+		rc |= put(o, "peer", json_pack("{s:s, s:s}", "runtime", cfg->policy->peer, "version",
+					       res->peer_version[0] ? res->peer_version : "unknown"));
 	if (cfg->sim) {
 		json_t *costs = json_object();
 #define X(name, def, help) rc |= put(costs, #name, json_integer((json_int_t)cfg->costs->name));

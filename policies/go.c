@@ -808,6 +808,7 @@ static enum step go_step(struct worker *w, uint64_t *park_timeout_ns)
 
 const struct policy policy_go = {
 	.name = "go",
+	.peer = "go",
 	.summary = "Go runtime (proc.go, Go 1.21 and later): runnext slot (inherits the time "
 		   "slice), global queue every 61 schedticks, Gosched to the global queue, 4 "
 		   "coprime-order steal passes, spinning threads, idle stack",

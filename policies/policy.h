@@ -89,6 +89,10 @@ struct policy {
 	 * --list and left out of --policy=all. */
 	bool test_only;
 	bool own_maintenance;	/* see above */
+	/* The real runtime this policy models, whose peer program
+	 * (peers/README.md) --engine=real runs in its place: "tokio", "go",
+	 * "rayon"; NULL for none. */
+	const char *peer;
 	const struct knob_def *knobs;
 	size_t nknobs;
 	/* Names of enumerated knobs' values (knob.h), { NULL } ended; optional. */

@@ -655,6 +655,7 @@ static enum step rayon_step(struct worker *w, uint64_t *park_timeout_ns)
 
 const struct policy policy_rayon = {
 	.name = "rayon",
+	.peer = "rayon",
 	.summary = "Rayon (rayon-core 1.13): Chase-Lev deques (owner LIFO, steal one oldest), "
 		   "random-start victim sweep, injector, JEC sleep protocol (32 rounds, sleepy, "
 		   "sleep; wake up to 2 on find)",

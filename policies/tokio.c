@@ -1056,6 +1056,7 @@ const struct policy policy_tokio = {
 /* The same code; knob defaults as Tokio had them up to 1.28. */
 const struct policy policy_tokio_1_28 = {
 	.name = "tokio-1.28",
+	.peer = "tokio",
 	.summary = "Tokio 1.28: as tokio, with a fixed global interval of 61 (no tuning), no LIFO "
 		   "cap (a chain ends when the coop budget of 128 units is spent: a unit per "
 		   "wake or spawn) and one task per global-queue pop",

@@ -93,3 +93,11 @@ if(NOT HARNESS_SANITIZE)
                   $<TARGET_FILE:harness>)
   set_tests_properties(harness_answers PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
 endif()
+
+# test_real.sh: --engine=real on fake peer programs (exact figures through
+# the peer protocol, wrong answers and failures, bad input refused before
+# any work), and on the real peers when scripts/peers.sh built them.
+add_result_test(harness_real
+                ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_real.sh
+                $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
+set_tests_properties(harness_real PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})

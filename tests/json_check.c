@@ -145,8 +145,14 @@ static void check_config(json_t *doc, struct cfg *c)
 			  "PARAM=V after a space", variant, policy, policy);
 	need_str(cf, "config", "workload");
 	const char *engine = json_string_value(need_str(cf, "config", "engine"));
-	if (strcmp(engine, "threads") != 0 && strcmp(engine, "sim") != 0)
-		TEST_FAIL("config.engine: '%s' is neither threads nor sim", engine);
+	if (strcmp(engine, "threads") != 0 && strcmp(engine, "sim") != 0 &&
+	    strcmp(engine, "real") != 0)
+		TEST_FAIL("config.engine: '%s' is not threads, sim or real", engine);
+	if (strcmp(engine, "real") == 0) {
+		json_t *peer = need_obj(cf, "config", "peer");
+		need_str(peer, "config.peer", "runtime");
+		need_str(peer, "config.peer", "version");
+	}
 	c->sim = strcmp(engine, "sim") == 0;
 	if (c->sim)
 		check_numbers_object(need_obj(cf, "config", "sim_costs_ns"), "config.sim_costs_ns");

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+#
+# test_real.sh - the real engine (--engine=real, harness/real.c) against
+# peer programs that speak the peer protocol (peers/README.md).
+#
+#   test_real.sh HARNESS JSON_CHECK
+#
+# Fake peers, written here as shell scripts (HARNESS_PEERS points at them),
+# print fixed figures, so that what the harness does with a peer's lines is
+# checked exactly: the measured trial's time, tasks and counters become the
+# result's (the warm-up line's do not), the runtime and its version are
+# recorded, the arguments the peer got are the workload's; a peer's wrong
+# answer or failure fails the run with one line and no result; bad input
+# (a policy without a runtime, a model's knob, a workload no peer has, a
+# missing peer) is refused before any work. When scripts/peers.sh has built
+# the real peers beside HARNESS (build/peers), fib and spawn-many run on
+# them too and their results pass json_check and the schema check.
+set -u
+testlib_name=test_real
+. "$(dirname "$0")/testlib.sh"
+
+harness=${1:?usage: test_real.sh HARNESS JSON_CHECK}
+json_check=${2:?usage: test_real.sh HARNESS JSON_CHECK}
+here=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_real.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+mkdir -p peers
+
+# A fake peer: records its arguments, prints a header, a warm-up line and a
+# measured line (fib n=10: 177 tasks; the warm-up line's figures are decoys).
+# FAKE_WRONG=1: the measured trial's answer is wrong; FAKE_EXIT=N: exits N.
+cat >peers/peer-tokio <<'EOF'
+#!/bin/sh
+echo "$@" >>"$FAKE_ARGS"
+[ -n "${FAKE_EXIT:-}" ] && { echo "peer-tokio: told to fail" >&2; exit "$FAKE_EXIT"; }
+echo '{"peer":"tokio","runtime":"tokio","version":"9.9-test","workload":"fib","workers":2,"params":{"n":10},"counters_available":true}'
+echo '{"trial":0,"warmup":true,"ns":999,"tasks":1,"verified":true,"cpu_user_ns":1,"cpu_sys_ns":1,"counters":{},"per_worker":{"polls":[7,7]}}'
+if [ "${FAKE_WRONG:-0}" = 1 ]; then
+	echo '{"trial":1,"warmup":false,"ns":2000000,"tasks":177,"verified":false,"why":"fib(10) = 56, want 55","cpu_user_ns":1,"cpu_sys_ns":0,"counters":{}}'
+	exit 1
+fi
+echo '{"trial":1,"warmup":false,"ns":2000000,"tasks":177,"verified":true,"cpu_user_ns":1000000,"cpu_sys_ns":1000000,"counters":{"remote_schedules":1},"per_worker":{"polls":[100,140],"steals":[3,4],"parks":[5,6],"overflows":[0,2]}}'
+EOF
+chmod +x peers/peer-tokio
+export HARNESS_PEERS=$tmp/peers FAKE_ARGS=$tmp/args
+
+run() { "$harness" "$@" >out 2>err; }
+real=(--engine=real --policy=tokio-1.28 --workload=fib --param n=10 --workers 2 --quiet)
+
+run "${real[@]}" --trials 2 --warmup 1 --json r.json || fail "a run on the fake peer: exit $?"
+"$json_check" r.json >/dev/null || fail "json_check on a real-engine result"
+/usr/bin/python3 "$here/tests/validate_results.py" "$here/docs/result.schema.json" r.json >out 2>&1 ||
+	fail "the schema check on a real-engine result"
+/usr/bin/python3 - r.json <<'EOF' || fail "the result does not hold the peer's figures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["config"]
+assert c["engine"] == "real" and c["peer"] == {"runtime": "tokio", "version": "9.9-test"}, c
+assert len(d["trials"]) == 2
+for t in d["trials"]:
+    assert t["makespan_ns"] == 2000000 and t["tasks"] == 177, t
+    # CPU 2 ms over 2 workers x 2 ms of wall time.
+    assert abs(t["utilization_total"] - 0.5) < 1e-9, t["utilization_total"]
+tot = d["counters_total"]
+assert tot["polls"] == 2 * 240 and tot["tasks_stolen"] == 2 * 7, tot
+assert tot["parks"] == 2 * 11 and tot["overflows"] == 2 * 2, tot
+w = d["per_worker_counters"]
+assert [x["polls"] for x in w] == [200, 280], w
+EOF
+# Every trial (one warm-up, two measured) is its own peer process with a
+# warm-up of its own, and gets the workload's parameters.
+[ "$(wc -l <args)" -eq 3 ] || fail "the peer ran $(wc -l <args) times, not 3"
+grep -qx -- "--workload fib --workers 2 --trials 1 --warmup 1 --param n=10" args ||
+	fail "the peer's arguments: $(head -1 args)"
+pass "a real-engine result holds the peer's measured figures, runtime and version"
+
+FAKE_WRONG=1 run "${real[@]}" --trials 1 --json w.json && fail "a peer's wrong answer passed"
+grep -q "fib on real tokio computed a wrong answer: fib(10) = 56, want 55" err ||
+	fail "a wrong answer is not named: $(cat err)"
+[ ! -e w.json ] || fail "a wrong answer left a result file"
+FAKE_EXIT=3 run "${real[@]}" --trials 1 --json x.json && fail "a failing peer passed"
+grep -q "peer-tokio fib failed (exit status 3" err || fail "a peer's failure is not named: $(cat err)"
+[ ! -e x.json ] || fail "a failing peer left a result file"
+pass "a peer's wrong answer or failure fails the run with one line and no result"
+
+: >args
+expect_refused() {	# MESSAGE-PART ARGS...
+	local want=$1
+	shift
+	run "$@" --no-json && fail "accepted: $*"
+	[ $? -eq 2 ] || fail "not exit status 2: $*"
+	grep -q -- "$want" err || fail "$*: said $(cat err)"
+	[ "$(wc -l <err)" -eq 1 ] || fail "$*: more than one line: $(cat err)"
+}
+expect_refused "policy volt has no real runtime to run (--engine=real runs: tokio-1.28 (tokio), go (go), rayon (rayon))" \
+	--engine=real --policy=volt --workload=fib
+expect_refused "the model's knobs do not reach it" --engine=real --policy=tokio-1.28 --workload=fib --set lifo_cap=0
+expect_refused "the model's knobs do not reach it" --engine=real --policy=tokio-1.28:lifo_cap=0 --workload=fib
+expect_refused "workload nqueens has no peer program yet" --engine=real --policy=tokio-1.28 --workload=nqueens
+expect_refused "runs fib with cutoff=0 only" --engine=real --policy=tokio-1.28 --workload=fib --param cutoff=3
+expect_refused "Go has no spawn from outside its workers" --engine=real --policy=go --workload=spawn-many --param from=1
+expect_refused "--pin does not apply to --engine=real" --engine=real --policy=tokio-1.28 --workload=fib --pin compact
+expect_refused "peer-rayon: No such file or directory (build the peers: scripts/peers.sh" \
+	--engine=real --policy=rayon --workload=fib
+[ ! -s args ] || fail "a refused run started the peer"
+pass "bad input is refused with one line before any peer runs"
+
+# The real peers, when scripts/peers.sh has built them beside the harness.
+built=$(dirname "$harness")/peers
+if [ -x "$built/peer-tokio" ] && [ -x "$built/peer-go" ] && [ -x "$built/peer-rayon" ]; then
+	export HARNESS_PEERS=$built
+	for wl in "fib --param n=16" "spawn-many --param n=1000"; do
+		# shellcheck disable=SC2086 # the workload and its parameter
+		run --engine=real --policy=tokio-1.28,go,rayon --workload=$wl --workers 2 --trials 1 \
+			--warmup 0 --quiet --json "real.json" || fail "real peers, $wl: exit $?"
+	done
+	for f in real.*.json; do
+		"$json_check" "$f" >/dev/null || fail "json_check on $f"
+	done
+	/usr/bin/python3 "$here/tests/validate_results.py" "$here/docs/result.schema.json" . >out 2>&1 ||
+		fail "the schema check on the real peers' results"
+	pass "fib and spawn-many on real Tokio, Go and Rayon give valid results"
+else
+	echo "ok: (the real peers are not built: scripts/peers.sh builds them; skipped their runs)"
+fi
+testlib_done
