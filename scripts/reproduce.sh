@@ -9,6 +9,9 @@
 #                    yield-many, ping-pong) for every policy, threads engine, 2 workers
 #   4-ablation/      volt against volt with one mechanism changed, tokio, tokio-1.28 and go:
 #                    makespan (open-loop: p99) relative to volt, threads at 2 workers, sim at 16, 64
+#   6-models-vs-real/  tokio-1.28, go and rayon (threads engine) beside the real Tokio, Go and
+#                    Rayon (--engine=real, peers/README.md) on fib and spawn-many, 1 and 2
+#                    workers; scripts/peers.sh builds the peers first
 #   5-sim-vs-threads/  the sim, calibrated on this machine just before, against the threads
 #                    engine: every policy x fork-join, shape and open-loop workloads x 1 and 2
 #                    workers (docs/sim.md, "Validation"); under 10 minutes on its own
@@ -29,7 +32,7 @@
 #   -j N          simulated runs at once (default: online CPUs); threads-engine runs always
 #                 run one at a time
 #   --out DIR     write everything under DIR instead of results/reference/
-#   --parts LIST  rebuild only these parts, e.g. 1,2 (default 1,2,3,4,5)
+#   --parts LIST  rebuild only these parts, e.g. 1,2 (default 1,2,3,4,5,6)
 #   --engines LIST  rerun only the runs of these engines, sim and/or threads (default both):
 #                 the other engine's results of a part are kept as they are (none are made
 #                 under a fresh --out), its tables and figures redrawn from both. --engines sim
@@ -522,9 +525,50 @@ elif kind == "sim-vs-threads":
     for key, what, ratio, why in misses:
         print("- %s, %d worker%s, %s: %s sim / threads %.2f. %s." % (
             key[0], key[1], "s" if key[1] > 1 else "", key[2], what, ratio, why))
+elif kind == "models-vs-real":
+    # Per workload, workers and policy: the model's ns per task (threads engine) beside its
+    # runtime's (real engine), medians with their 95% intervals, and the ratio; Tokio's own
+    # counters per 1000 tasks beside the model's.
+    def key(g):
+        sm = " from=%d" % int(g.params.get("from", 0)) if g.workload == "spawn-many" else ""
+        return (g.workload + sm, g.workers, g.policy)
+    cells = {}
+    for g in groups:
+        cells.setdefault(key(g), {})[g.engine] = g
+    print("| workload | workers | policy | runtime | model ns/task [95% CI] | runtime ns/task [95% CI] "
+          "| runtime / model |")
+    print("|---|---:|---|---|---:|---:|---:|")
+    for k in sorted(cells, key=lambda k: (k[0], k[1], rank(k[2]))):
+        m, r = cells[k].get("threads"), cells[k].get("real")
+        def cell(g):
+            if g is None:
+                return "-"
+            return sig(g.median("ns_per_task")) + ci_text(g.ci95("ns_per_task") and
+                                                          g.ci95("ns_per_task")[:2])
+        ratio = (r.median("ns_per_task") / m.median("ns_per_task")) if m and r else None
+        rt = r.config.get("peer", {}) if r else {}
+        print("| %s | %d | %s | %s | %s | %s | %s |" % (
+            k[0], k[1], k[2], "%s %s" % (rt.get("runtime", "-"), rt.get("version", "")) if r else "-",
+            cell(m), cell(r), "%.2f" % ratio if ratio else "-"))
+    print()
+    print("Tokio's own counters (RuntimeMetrics; peers/README.md) beside the tokio-1.28 model's, "
+          "per 1000 tasks (each counter summed over the measured trials over their tasks):")
+    print()
+    print("| workload | workers | counter | model | Tokio | Tokio / model |")
+    print("|---|---:|---|---:|---:|---:|")
+    for k in sorted(cells, key=lambda k: (k[0], k[1])):
+        if k[2] != "tokio-1.28" or set(cells[k]) != {"threads", "real"}:
+            continue
+        m, r = cells[k]["threads"], cells[k]["real"]
+        for name in ("polls", "tasks_stolen", "parks", "overflows"):
+            per = [1000.0 * g.counter(name) / max(1, sum(t["tasks"] for t in g.trials))
+                   for g in (m, r)]
+            print("| %s | %d | %s | %s | %s | %s |" % (
+                k[0], k[1], name, sig(per[0]), sig(per[1]),
+                "%.2f" % (per[1] / per[0]) if per[0] else "-"))
 else:
     sys.exit("reproduce: unknown table '%s' (imbalanced, p99-load, ops, ablation, "
-             "sim-vs-threads)" % kind)
+             "sim-vs-threads, models-vs-real)" % kind)
 EOF
 }
 
@@ -543,7 +587,7 @@ if [ "${1:-}" = "--check" ]; then
 fi
 
 build=build setup=1 resume=0 jobs=$(nproc) REF=results/reference
-sel_parts=1,2,3,4,5 sel_engines=sim,threads
+sel_parts=1,2,3,4,5,6 sel_engines=sim,threads
 while (($#)); do
 	case $1 in
 	--out) REF=${2:?reproduce: --out needs a directory}; shift 2 ;;
@@ -558,7 +602,7 @@ while (($#)); do
 done
 
 for p in ${sel_parts//,/ }; do
-	[[ $p =~ ^[1-5]$ ]] || { echo "reproduce: --parts: no part '$p' (1, 2, 3, 4, 5)" >&2; exit 2; }
+	[[ $p =~ ^[1-6]$ ]] || { echo "reproduce: --parts: no part '$p' (1, 2, 3, 4, 5, 6)" >&2; exit 2; }
 done
 for e in ${sel_engines//,/ }; do
 	[[ $e = sim || $e = threads ]] ||
@@ -592,11 +636,11 @@ if ((setup)); then
 fi
 H=$build/harness
 [ -x "$H" ] || { echo "reproduce: $H is not built (drop --no-setup)" >&2; exit 1; }
-parts=(1-imbalanced 2-zygos 3-tokio-shapes 4-ablation 5-sim-vs-threads)
+parts=(1-imbalanced 2-zygos 3-tokio-shapes 4-ablation 5-sim-vs-threads 6-models-vs-real)
 # Without --resume every selected part starts afresh: all of it when both engines are rerun,
 # else the rerun engine's results only (the other's stay, as do their logs).
 if ((!resume)); then
-	for i in 1 2 3 4 5; do
+	for i in 1 2 3 4 5 6; do
 		p=${parts[i - 1]}
 		if want "$i" sim && want "$i" threads; then
 			rm -rf "${REF:?}/$p"
@@ -914,6 +958,32 @@ run_to "$D" "$D/sim-vs-threads.md" scripts/reproduce.sh --table sim-vs-threads "
 fi
 
 # ---------------------------------------------------------------------------------------------
+# 6. The models beside the real runtimes they model (peers/README.md): tokio-1.28, go and rayon
+# on the threads engine, and Tokio, Go and Rayon themselves (--engine=real), every policy's
+# trials of both interleaved per engine, fib and spawn-many (from a worker and from outside;
+# Go has no spawn from outside), 1 and 2 workers. Wall-clock runs: rerun with the threads engine.
+D=$REF/6-models-vs-real
+if want 6 threads; then
+begin "$D" "6. The models beside the real runtimes: tokio-1.28, go, rayon against Tokio, Go, Rayon"
+run "$D" scripts/peers.sh "$build"
+mkdir -p "$D/raw"
+for nw in 1 2; do
+	for wl in fib spawn-many spawn-many:from=1; do
+		args=(--workload="${wl%%:*}")
+		[ "$wl" = "${wl#*:}" ] || args+=(--param "${wl#*:}")
+		pol=tokio-1.28,go,rayon
+		[[ $wl = *from=1 ]] && pol=tokio-1.28,rayon
+		for eng in threads real; do
+			run "$D" "$H" --engine "$eng" --policy="$pol" "${args[@]}" --workers "$nw" \
+				--trials 7 --warmup 1 --quiet --json "$D/raw/${wl//[:=]/-}-$eng-${nw}w.json"
+		done
+	done
+done
+compress "$D/raw"
+run_to "$D" "$D/models-vs-real.md" scripts/reproduce.sh --table models-vs-real "$D/raw"
+fi
+
+# ---------------------------------------------------------------------------------------------
 # README.md: the machine, the time taken and every table.
 t_end=$(date +%s)
 secs=$((t_end - t_start))
@@ -928,7 +998,8 @@ import harnesslib as hl
 ref = sys.argv[1]
 first = None
 rows = []
-for part in ("1-imbalanced", "2-zygos", "3-tokio-shapes", "4-ablation", "5-sim-vs-threads"):
+for part in ("1-imbalanced", "2-zygos", "3-tokio-shapes", "4-ablation", "5-sim-vs-threads",
+             "6-models-vs-real"):
     by = {}
     for f in sorted(glob.glob(os.path.join(ref, part, "raw*", "*.json*"))):
         if not hl.is_result_name(f):
@@ -940,7 +1011,7 @@ for part in ("1-imbalanced", "2-zygos", "3-tokio-shapes", "4-ablation", "5-sim-v
         if d.get("schema") != "harness-result":
             continue
         by.setdefault(d["config"]["engine"], []).append(d)
-    for eng in ("threads", "sim"):
+    for eng in ("threads", "real", "sim"):
         ds = by.get(eng)
         if not ds:
             continue
@@ -949,6 +1020,11 @@ for part in ("1-imbalanced", "2-zygos", "3-tokio-shapes", "4-ablation", "5-sim-v
         days = sorted(set(x["timestamp_utc"][:10] for x in p))
         revs = sorted(set(x["git_revision"][:7] for x in p))
         extra = ""
+        if eng == "real":
+            la = [x["load_average"][0] for x in p if x.get("load_average")]
+            rts = sorted(set("%s %s" % (d["config"]["peer"]["runtime"],
+                                        d["config"]["peer"]["version"]) for d in ds))
+            extra = ", ".join(rts) + ("; load average %.1f..%.1f" % (min(la), max(la)) if la else "")
         if eng == "threads":
             n = [d.get("noise") for d in ds]
             if all(n):
@@ -1095,6 +1171,20 @@ central-queue and static-partition), and each miss is listed with what the resul
 it. \`docs/sim.md\` ("Validation") sums it up.
 
 $(section "$REF/5-sim-vs-threads/sim-vs-threads.md")
+
+## 6. The models beside the real runtimes
+
+Each model with a real counterpart on the threads engine (\`tokio-1.28\`, \`go\`, \`rayon\`), and
+the runtime itself through its peer program (\`--engine=real\`, \`peers/README.md\`: Debian's
+Tokio 1.24, Go 1.19 and Rayon 1.6, built by \`scripts/peers.sh\`), 7 trials each, the three
+policies' trials interleaved in one process per engine: fib(30), every node a task, and
+spawn-many (10,000 tasks) from a worker and from outside (Go has no spawn from outside), at 1
+and 2 workers. Each cell is the median ns per task with its 95% interval; the ratio is the
+runtime's over the model's: how much more a task costs in the runtime than in the model of
+its scheduler. Below, Tokio's own counters beside the model's, per 1000 tasks (Tokio's
+counts reach its metrics late: \`peers/README.md\`).
+
+$(section "$REF/6-models-vs-real/models-vs-real.md")
 EOF
 } >"$REF/README.md.tmp"
 mv "$REF/README.md.tmp" "$REF/README.md"
