@@ -77,8 +77,15 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 		/* The others' sched_delay stays zeroed: hist_destroy frees
 		 * nothing there. */
 		w->sched_hist = &rt->workers[e->ops->one_thread ? 0 : i].sched_delay;
-		if (w->sched_hist == &w->sched_delay &&
-		    hist_init(&w->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS) != 0) {
+		int hrc = w->sched_hist == &w->sched_delay ?
+				  hist_init(&w->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS) : 0;
+		if (hrc == -ENOMEM) {
+			snprintf(err, errlen, "out of memory for worker %u's scheduling-delay "
+				 "histogram (%d digits)", i, cfg->hist_digits);
+			rt_destroy(rt);
+			return -ENOMEM;
+		}
+		if (hrc) {
 			snprintf(err, errlen, "bad histogram precision %d", cfg->hist_digits);
 			rt_destroy(rt);
 			return -EINVAL;

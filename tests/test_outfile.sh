@@ -168,6 +168,30 @@ if [ "$group" = names ]; then
 		pass "--explore-seed 2^64-1: one seed, exit 0" ||
 		fail "--explore-seed 2^64-1: exit $status, $(head -c 200 "$tmp/out")"
 
+	# Out of memory, said as such: a histogram (not "bad histogram
+	# precision") and a workload's input (not just "create failed"). Under a
+	# 2 GiB limit: 256 histograms of 5 digits need several GiB, sort's
+	# largest n 32 GiB. A sanitizer's shadow memory needs more than the
+	# limit: there the harness cannot start, and the case is skipped.
+	box
+	if (ulimit -v 2097152 && "$harness" --version) >/dev/null 2>&1; then
+		(ulimit -v 2097152 && exec "$harness" --policy=tokio --workload=fib --param n=10 \
+			--workers 256 --hist-digits 5 --trials 1 --warmup 0 --no-baseline --no-json) \
+			>"$tmp/out" 2>"$tmp/err"
+		status=$?
+		[ "$status" -eq 1 ] && grep -q "out of memory for worker .*histogram (5 digits)" "$tmp/err" &&
+			pass "out of memory: the histogram's ENOMEM named" ||
+			fail "out of memory: histogram: exit $status, $(grep harness: "$tmp/err" | head -c 300)"
+		(ulimit -v 2097152 && exec "$harness" --policy=volt --workload=sort --param n=2147483648 \
+			--workers 2 --trials 1 --warmup 0 --engine=sim --no-json) >"$tmp/out" 2>"$tmp/err"
+		status=$?
+		[ "$status" -eq 1 ] && grep -q "workload sort: out of memory creating its input" "$tmp/err" &&
+			pass "out of memory: sort n=2147483648 says why it cannot start" ||
+			fail "out of memory: sort: exit $status, $(grep harness: "$tmp/err" | head -c 300)"
+	else
+		echo "skip: out of memory (the harness does not start under a 2 GiB limit: a sanitizer build)"
+	fi
+
 	# A full disk: --json LINK to an existing result must leave it whole.
 	box
 	if is_root && mkdir fs && mount -t tmpfs -o size=64k tmpfs fs 2>/dev/null; then
