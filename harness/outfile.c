@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,10 +88,62 @@ static void install_handlers(void)
  * an output's commit then reports it and removes its temporary, and the
  * results that can still be written are.
  */
+/* The crash line, composed at start-up: the handler only write()s it. */
+static char crash_msg[256];
+static size_t crash_len;
+
+/*
+ * SIGSEGV or SIGBUS: most often, under a memory limit (`ulimit -v`), the
+ * allocator itself failing to map memory (jemalloc crashes instead of
+ * returning NULL when its own metadata cannot be mapped). One line says so,
+ * the temporaries go, and the signal's default action follows (SA_RESETHAND;
+ * as PID 1, an explicit exit).
+ */
+static void on_crash(int sig)
+{
+	(void)!write(STDERR_FILENO, crash_msg, crash_len);
+	outfile_cleanup();
+	if (getpid() == 1)
+		_exit(128 + sig);
+	raise(sig);
+}
+
+static void install_crash_handler(void)
+{
+	static char altstack[64 * 1024];
+	struct rlimit rl;
+	struct sigaction sa, old;
+	int n;
+
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		n = snprintf(crash_msg, sizeof crash_msg, "harness: crashed (SIGSEGV or SIGBUS) under a "
+			     "memory limit of %llu KiB (ulimit -v): most likely memory ran out where "
+			     "no error can be returned; raise the limit\n",
+			     (unsigned long long)(rl.rlim_cur / 1024));
+	else
+		n = snprintf(crash_msg, sizeof crash_msg, "harness: crashed (SIGSEGV or SIGBUS): a "
+			     "bug; please report it with the command line\n");
+	crash_len = n > 0 && (size_t)n < sizeof crash_msg ? (size_t)n : 0;
+	/* A stack overflow needs a stack of its own to run the handler. */
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack };
+	sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_crash;
+	sa.sa_flags = SA_RESETHAND | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	/* A sanitizer's handler, installed before main, stays. */
+	static const int sigs[] = { SIGSEGV, SIGBUS };
+	for (size_t i = 0; i < 2; i++)
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+		    !(old.sa_flags & SA_SIGINFO))
+			sigaction(sigs[i], &sa, NULL);
+}
+
 void outfile_signals(void)
 {
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
+	install_crash_handler();
 }
 
 /* Returns the slot, or -1 if every slot is in use. */
