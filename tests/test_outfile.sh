@@ -20,6 +20,7 @@ harness=${1:?usage: test_outfile.sh HARNESS GROUP}
 group=${2:?usage: test_outfile.sh HARNESS GROUP}
 [ -x "$harness" ] || { echo "test_outfile: $harness is not executable" >&2; exit 1; }
 harness=$(cd "$(dirname "$harness")" && pwd)/$(basename "$harness")
+sweep=$(cd "$(dirname "$0")/../scripts" && pwd)/sweep.py
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_outfile.XXXXXX") || exit 1
 chmod 755 "$tmp"
@@ -191,6 +192,21 @@ if [ "$group" = names ]; then
 	else
 		echo "skip: out of memory (the harness does not start under a 2 GiB limit: a sanitizer build)"
 	fi
+
+	# sweep.py: a key given twice and empty lists are refused, not "0 runs".
+	box
+	base='"policies": "volt", "workloads": "fib", "engines": "sim"'
+	echo "{$base, \"set\": {\"lifo_cap\": [0, 1]}, \"set\": {\"interval\": [61]}}" >dup.json
+	echo "{$base, \"workers\": []}" >workers.json
+	echo "{$base, \"params\": {\"n\": []}}" >params.json
+	echo "{$base, \"grids\": []}" >grids.json
+	for g in dup:"given twice" workers:"empty list" params:"empty list" grids:"non-empty list"; do
+		/usr/bin/python3 "$sweep" list "${g%%:*}.json" --harness "$harness" >"$tmp/out" 2>"$tmp/err"
+		status=$?
+		[ "$status" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "${g#*:}" "$tmp/err" &&
+			pass "sweep.py: ${g%%:*}: refused with one line" ||
+			fail "sweep.py: ${g%%:*}: exit $status, $(head -c 200 "$tmp/err")"
+	done
 
 	# A full disk: --json LINK to an existing result must leave it whole.
 	box
