@@ -383,6 +383,7 @@ int rt_snapshot_take(struct runtime *rt, struct rt_snapshot *snap)
 	if (!snap->w)
 		return -ENOMEM;
 	snap->global = inject_len(&rt->inject);
+	snap->moving = !rt->engine->ops->one_thread;
 	snap->core_idle = !rt->policy->idle_state;
 	if (snap->core_idle) {
 		snap->searching = atomic_load(&rt->idle.num_searching);
@@ -419,6 +420,9 @@ void rt_dump(struct runtime *rt, FILE *f, const struct rt_snapshot *snap, bool s
 
 	fprintf(f, "stall report: policy %s, %u workers; no task completed within the watchdog "
 		   "period\n", rt->policy->name, rt->nworkers);
+	if (snap->moving)
+		fprintf(f, "  (read one field at a time while the workers ran: the idle state and "
+			   "the worker lines may be from moments apart and disagree)\n");
 	fprintf(f, "  global queue: %zu tasks\n", snap->global);
 	if (snap->core_idle)
 		fprintf(f, "  idle state: %u searching, %u parked, parked bitmap %#018llx\n",
