@@ -1424,8 +1424,10 @@ static const char names_text[] =
 	"--param preset=T1, --set interval=adaptive, --set runnext=off); --list shows them.";
 static const char files_text[] =
 	"Output files (--json, --hdr, --trace, --calibrate) are checked before any work. - means "
-	"stdout (the summary then goes to stderr); a symbolic link, FIFO or device is written in "
-	"place, a regular file through a temporary file renamed at the end.";
+	"stdout (the summary then goes to stderr); a FIFO or device is written in place, a "
+	"regular file (also one a symbolic link points to) through a temporary file renamed over "
+	"it at the end, keeping its mode; stderr is refused. A default result name is taken when "
+	"the result is written: concurrent runs keep one file each.";
 static const char exit_text[] =
 	"Bad input exits 2 with one line on stderr, before any work; a failed run exits 1; a run "
 	"the watchdog stopped exits 3; a signal leaves no temporary file behind.";
