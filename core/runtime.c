@@ -77,8 +77,15 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 		/* The others' sched_delay stays zeroed: hist_destroy frees
 		 * nothing there. */
 		w->sched_hist = &rt->workers[e->ops->one_thread ? 0 : i].sched_delay;
-		if (w->sched_hist == &w->sched_delay &&
-		    hist_init(&w->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS) != 0) {
+		int hrc = w->sched_hist == &w->sched_delay ?
+				  hist_init(&w->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS) : 0;
+		if (hrc == -ENOMEM) {
+			snprintf(err, errlen, "out of memory for worker %u's scheduling-delay "
+				 "histogram (%d digits)", i, cfg->hist_digits);
+			rt_destroy(rt);
+			return -ENOMEM;
+		}
+		if (hrc) {
 			snprintf(err, errlen, "bad histogram precision %d", cfg->hist_digits);
 			rt_destroy(rt);
 			return -EINVAL;
@@ -376,6 +383,7 @@ int rt_snapshot_take(struct runtime *rt, struct rt_snapshot *snap)
 	if (!snap->w)
 		return -ENOMEM;
 	snap->global = inject_len(&rt->inject);
+	snap->moving = !rt->engine->ops->one_thread;
 	snap->core_idle = !rt->policy->idle_state;
 	if (snap->core_idle) {
 		snap->searching = atomic_load(&rt->idle.num_searching);
@@ -412,6 +420,9 @@ void rt_dump(struct runtime *rt, FILE *f, const struct rt_snapshot *snap, bool s
 
 	fprintf(f, "stall report: policy %s, %u workers; no task completed within the watchdog "
 		   "period\n", rt->policy->name, rt->nworkers);
+	if (snap->moving)
+		fprintf(f, "  (read one field at a time while the workers ran: the idle state and "
+			   "the worker lines may be from moments apart and disagree)\n");
 	fprintf(f, "  global queue: %zu tasks\n", snap->global);
 	if (snap->core_idle)
 		fprintf(f, "  idle state: %u searching, %u parked, parked bitmap %#018llx\n",

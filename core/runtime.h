@@ -365,6 +365,10 @@ struct rt_snapshot {
 	bool core_idle;
 	uint64_t bitmap;
 	int32_t timekeeper;		/* rt->timekeeper: -1 none */
+	/* Read field by field while worker threads ran (threads engine):
+	 * the idle state and the worker lines may come from different
+	 * instants. The sim's one thread reads it whole. */
+	bool moving;
 	struct rt_worker_snapshot {
 		uint64_t head;
 		uint32_t tail;

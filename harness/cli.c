@@ -1343,8 +1343,61 @@ static uint32_t default_workers(void)
 	return n > CLI_MAX_WORKERS ? CLI_MAX_WORKERS : (uint32_t)n;
 }
 
+/*
+ * Length of the valid UTF-8 prefix of s (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF).
+ */
+static size_t utf8_valid_prefix(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str, *p = s;
+
+	while (*p) {
+		unsigned char b = *p;
+		size_t n = b < 0x80 ? 1 : (b & 0xe0) == 0xc0 ? 2 : (b & 0xf0) == 0xe0 ? 3 :
+				(b & 0xf8) == 0xf0 ? 4 : 0;
+		if (n == 0 || (n == 2 && b < 0xc2) || (n == 4 && b > 0xf4))
+			break;
+		size_t k = 1;
+		while (k < n && (p[k] & 0xc0) == 0x80)
+			k++;
+		if (k < n)
+			break;
+		if ((n == 3 && b == 0xe0 && p[1] < 0xa0) || (n == 3 && b == 0xed && p[1] >= 0xa0) ||
+		    (n == 4 && b == 0xf0 && p[1] < 0x90) || (n == 4 && b == 0xf4 && p[1] >= 0x90))
+			break;
+		p += n;
+	}
+	return (size_t)(p - s);
+}
+
+/*
+ * Every argument goes into the result document (config.command_line), which
+ * is JSON and so UTF-8: a Latin-1 file name would fail the run after its
+ * trials. Refused here, before any work, with the offending byte shown.
+ */
+static int check_utf8(int argc, char **argv, char *err, size_t len)
+{
+	for (int i = 1; i < argc; i++) {
+		size_t ok = utf8_valid_prefix(argv[i]);
+		if (argv[i][ok] == '\0')
+			continue;
+		char shown[200];
+		size_t o = 0;
+		for (const unsigned char *p = (const unsigned char *)argv[i];
+		     *p && o + 5 < sizeof shown; p++)
+			o += (size_t)snprintf(shown + o, sizeof shown - o,
+					      *p >= 0x20 && *p < 0x7f ? "%c" : "\\x%02x", *p);
+		return fail(err, len, "argument %d '%s' is not valid UTF-8 (byte 0x%02x at offset "
+			    "%zu): the result document records every argument and is UTF-8", i,
+			    shown, (unsigned char)argv[i][ok], ok);
+	}
+	return 0;
+}
+
 int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t len)
 {
+	int rc;
+
 	memset(c, 0, sizeof *c);
 	c->workers = default_workers();
 	c->trials = 5;
@@ -1354,8 +1407,10 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t len)
 	c->watchdog_ns = 30ull * 1000000000ull;
 	c->trace_events = 100000;
 
+	if ((rc = check_utf8(argc, argv, err, len)))
+		return rc;
 	for (int i = 1; i < argc; i++) {
-		int rc = parse_one(c, argc, argv, &i, err, len);
+		rc = parse_one(c, argc, argv, &i, err, len);
 		if (rc)
 			return rc;
 		/* --help and --version win over whatever follows them. */
@@ -1414,8 +1469,10 @@ static const char names_text[] =
 	"--param preset=T1, --set interval=adaptive, --set runnext=off); --list shows them.";
 static const char files_text[] =
 	"Output files (--json, --hdr, --trace, --calibrate) are checked before any work. - means "
-	"stdout (the summary then goes to stderr); a symbolic link, FIFO or device is written in "
-	"place, a regular file through a temporary file renamed at the end.";
+	"stdout (the summary then goes to stderr); a FIFO or device is written in place, a "
+	"regular file (also one a symbolic link points to) through a temporary file renamed over "
+	"it at the end, keeping its mode; stderr is refused. A default result name is taken when "
+	"the result is written: concurrent runs keep one file each.";
 static const char exit_text[] =
 	"Bad input exits 2 with one line on stderr, before any work; a failed run exits 1; a run "
 	"the watchdog stopped exits 3; a signal leaves no temporary file behind.";

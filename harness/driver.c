@@ -67,6 +67,15 @@ double median_of(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* A workload's create() fails only when its input cannot be allocated
+ * (sort n=2147483648 asks for 32 GiB): say so, not just "failed". */
+static int create_failed(const struct workload *wl, char *err, size_t len)
+{
+	return fail(-ENOMEM, err, len, "workload %s: out of memory creating its input (the "
+		    "parameters ask for more memory than the process can have; a smaller size, or a "
+		    "higher memory limit, helps)", wl->name);
+}
+
 static int run_baseline(const struct run_config *cfg, uint64_t seed, struct baseline_trial *out,
 			char *err, size_t len)
 {
@@ -78,7 +87,7 @@ static int run_baseline(const struct run_config *cfg, uint64_t seed, struct base
 
 	inst = wl->create(cfg->params, cfg->workers, seed);
 	if (!inst)
-		return fail(-ENOMEM, err, len, "workload %s: create failed", wl->name);
+		return create_failed(wl, err, len);
 	t0 = mono_ns();
 	wl->run_sequential(inst);
 	t1 = mono_ns();
@@ -318,7 +327,7 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 	}
 	ctx.inst = wl->create(cfg->params, cfg->workers, seed);
 	if (!ctx.inst) {
-		rc = fail(-ENOMEM, err, len, "workload %s: create failed", wl->name);
+		rc = create_failed(wl, err, len);
 		goto out;
 	}
 	rt->user = ctx.inst;

@@ -101,18 +101,14 @@ static void output_path(char *buf, size_t len, const char *path, size_t n,
 }
 
 /*
- * Check and open every output before the run: no two may name one file,
- * each must be writable. Returns 0, or EXIT_BAD_INPUT with one line on
- * stderr and nothing left behind.
+ * Every output path of a run, with what it holds: per policy the --json,
+ * --hdr and --trace files given (the default result names are made when
+ * opened). Sets each configuration's trace_path.
  */
-static int open_outputs(const struct cli *c, struct run_config *cfgs, size_t n,
-			const struct provenance *pv)
+static size_t output_paths(const struct cli *c, struct run_config *cfgs, size_t n,
+			   char (*paths)[PATH_MAX], const char **whats, struct outfile **files)
 {
-	static char paths[3 * CLI_MAX_POLICIES][PATH_MAX];
-	const char *whats[3 * CLI_MAX_POLICIES];
-	struct outfile *files[3 * CLI_MAX_POLICIES];
 	size_t np = 0;
-	char err[2 * PATH_MAX + 128], stamp[32];
 
 	for (size_t i = 0; i < n; i++) {
 		if (c->json_path) {
@@ -132,6 +128,21 @@ static int open_outputs(const struct cli *c, struct run_config *cfgs, size_t n,
 			files[np++] = &out_trace[i];
 		}
 	}
+	return np;
+}
+
+/*
+ * What opening the outputs would refuse, found without creating anything:
+ * two outputs naming one file, an output naming the cost file the run
+ * reads, a path outfile_check refuses. Shared by the run and --check, so
+ * that --check says ok only for outputs the run accepts. 0, or
+ * EXIT_BAD_INPUT with one line on stderr.
+ */
+static int check_outputs(const struct cli *c, char (*paths)[PATH_MAX], const char **whats,
+			 size_t np)
+{
+	char err[2 * PATH_MAX + 128];
+
 	for (size_t i = 0; i < np; i++)
 		for (size_t j = i + 1; j < np; j++)
 			if (outfile_same(paths[i], paths[j])) {
@@ -140,11 +151,49 @@ static int open_outputs(const struct cli *c, struct run_config *cfgs, size_t n,
 				print_error(err);
 				return EXIT_BAD_INPUT;
 			}
+	for (size_t i = 0; i < np && c->costs_path; i++)
+		if (outfile_same(paths[i], c->costs_file)) {
+			snprintf(err, sizeof err, "the %s would overwrite the cost file %.900s that "
+				 "--costs reads", whats[i], c->costs_file);
+			print_error(err);
+			return EXIT_BAD_INPUT;
+		}
 	for (size_t i = 0; i < np; i++)
 		if (outfile_check(whats[i], paths[i], err, sizeof err)) {
 			print_error(err);
 			return EXIT_BAD_INPUT;
 		}
+	/* A default result goes under ./results, made if missing. */
+	if (!c->no_json && !c->json_path) {
+		struct stat st;
+		const char *dir = stat(RESULTS_DIR, &st) == 0 ? RESULTS_DIR : ".";
+		if (access(dir, W_OK | X_OK) != 0) {
+			snprintf(err, sizeof err, "cannot write the result under %s: %s", RESULTS_DIR,
+				 strerror(errno));
+			print_error(err);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Check and open every output before the run: no two may name one file,
+ * each must be writable. Returns 0, or EXIT_BAD_INPUT with one line on
+ * stderr and nothing left behind.
+ */
+static int open_outputs(const struct cli *c, struct run_config *cfgs, size_t n,
+			const struct provenance *pv)
+{
+	static char paths[3 * CLI_MAX_POLICIES][PATH_MAX];
+	const char *whats[3 * CLI_MAX_POLICIES];
+	struct outfile *files[3 * CLI_MAX_POLICIES];
+	char err[2 * PATH_MAX + 128], stamp[32];
+	size_t np = output_paths(c, cfgs, n, paths, whats, files);
+	int rc = check_outputs(c, paths, whats, np);
+
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < np; i++)
 		if (outfile_open(files[i], whats[i], paths[i], err, sizeof err)) {
 			print_error(err);
@@ -155,11 +204,12 @@ static int open_outputs(const struct cli *c, struct run_config *cfgs, size_t n,
 	 * last, so that a bad explicit path leaves no directory behind. */
 	provenance_stamp(pv, stamp, sizeof stamp);
 	for (size_t i = 0; i < n && !c->no_json && !c->json_path; i++) {
-		char path[PATH_MAX], name[CLI_NAME_MAX * 3];
-		if (result_default_path(path, sizeof path, RESULTS_DIR, cfgs[i].wl->name,
+		char stem[PATH_MAX], name[CLI_NAME_MAX * 3];
+		if (result_default_stem(stem, sizeof stem, RESULTS_DIR, cfgs[i].wl->name,
 					file_name(&cfgs[i], name, sizeof name), cfgs[i].workers,
-					stamp, err, sizeof err) ||
-		    outfile_open(&out_json[i], "result", path, err, sizeof err)) {
+					c->sim ? "sim" : c->real ? "real" : "threads", stamp, err,
+					sizeof err) ||
+		    outfile_open_new(&out_json[i], "result", stem, ".json", err, sizeof err)) {
 			print_error(err);
 			abort_outputs(n);
 			return EXIT_BAD_INPUT;
@@ -489,7 +539,9 @@ static int run_explore(const struct cli *c)
 
 	cfg.explore = true;
 	cfg.baseline = false;
-	for (uint64_t seed = first; seed <= last; seed++) {
+	/* Stops after last, not when seed passes it: --explore-seed
+	 * 18446744073709551615 would wrap to 0 and go on forever. */
+	for (uint64_t seed = first;; seed++) {
 		cfg.explore_seed = seed;
 		int code = explore_one_child(&cfg);
 		if (code < 0) {
@@ -506,6 +558,8 @@ static int run_explore(const struct cli *c)
 		if (seed % 100 == 0 && !c->quiet)
 			fprintf(stderr, "explore: %llu/%llu seeds clean\n", (unsigned long long)seed,
 				(unsigned long long)last);
+		if (seed == last)
+			break;
 	}
 	if (!c->quiet)
 		printf("explore: %s under %s on %u workers: %llu seed%s, no lost task, double run, "
@@ -562,6 +616,29 @@ static int run_calibrate(const char *path, bool quiet)
 	return 0;
 }
 
+/*
+ * SIGPIPE is ignored (outfile_signals): stdout into `| head` that left early
+ * fails with EPIPE instead of killing the run, and the result files are
+ * still written. Say so once, and exit 1: the summary is incomplete.
+ */
+static void stdout_check(int *status)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return;
+	/* The failed write's errno is long gone: one more write finds it again
+	 * (EPIPE for a pipe whose reader left). */
+	clearerr(stdout);
+	errno = 0;
+	int e = fputc('\n', stdout) == EOF || fflush(stdout) != 0 ? errno : 0;
+	if (e == 0)
+		e = EIO;
+	char err[256];
+	snprintf(err, sizeof err, "cannot write the summary to stdout: %s", strerror(e));
+	print_error(err);
+	if (*status == 0)
+		*status = EXIT_RUN_FAILED;
+}
+
 int main(int argc, char **argv)
 {
 	struct provenance pv;
@@ -570,6 +647,7 @@ int main(int argc, char **argv)
 	int status = 0;
 
 	driver_exit_cleanup = outfile_cleanup;
+	outfile_signals();
 	if (cli_parse(&c, argc, argv, err, sizeof err)) {
 		print_error(err);
 		cli_free(&c);
@@ -600,10 +678,22 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (c.check) {
-		/* Everything is resolved and checked by now; nothing is created. */
+		/* Everything is resolved and checked by now but the outputs,
+		 * checked as a run would; nothing is created. */
+		static char paths[3 * CLI_MAX_POLICIES][PATH_MAX];
+		static struct run_config cfgs[CLI_MAX_POLICIES];
+		const char *whats[3 * CLI_MAX_POLICIES];
+		struct outfile *files[3 * CLI_MAX_POLICIES];
+		for (size_t i = 0; i < c.npolicies; i++)
+			cfgs[i] = make_config(&c, &c.policies[i]);
+		size_t np = output_paths(&c, cfgs, c.npolicies, paths, whats, files);
+		if ((status = check_outputs(&c, paths, whats, np))) {
+			cli_free(&c);
+			return status;
+		}
 		for (size_t i = 0; i < c.npolicies; i++)
 			printf("ok %s %s %u workers %s\n", c.policies[i].name, c.wl->name, c.workers,
-			       c.sim ? "sim" : "threads");
+			       c.sim ? "sim" : c.real ? "real" : "threads");
 		cli_free(&c);
 		return 0;
 	}
@@ -627,6 +717,7 @@ int main(int argc, char **argv)
 	pv.worker_cpus = c.pinned ? c.cpus : NULL;
 	pv.nworkers = c.workers;
 	status = run_policies(&c, &pv);
+	stdout_check(&status);
 	provenance_free(&pv);
 	cli_free(&c);
 	return status;

@@ -1092,11 +1092,10 @@ static int make_dirs(const char *dir)
 	}
 }
 
-int result_default_path(char *buf, size_t buflen, const char *dir, const char *workload,
-			const char *policy, uint32_t workers, const char *stamp, char *err,
-			size_t len)
+int result_default_stem(char *buf, size_t buflen, const char *dir, const char *workload,
+			const char *policy, uint32_t workers, const char *engine,
+			const char *stamp, char *err, size_t len)
 {
-	char base[PATH_MAX];
 	int rc = make_dirs(dir);
 
 	if (rc) {
@@ -1104,18 +1103,12 @@ int result_default_path(char *buf, size_t buflen, const char *dir, const char *w
 			 strerror(-rc));
 		return rc;
 	}
-	snprintf(base, sizeof base, "%s/%s-%s-%" PRIu32 "w-%s", dir, workload, policy, workers,
-		 stamp);
-	for (int i = 1; i < 1000; i++) {
-		int n = i == 1 ? snprintf(buf, buflen, "%s.json", base)
-			       : snprintf(buf, buflen, "%s-%d.json", base, i);
-		if (n >= (int)buflen) {
-			snprintf(err, len, "result path too long under %s", dir);
-			return -ENAMETOOLONG;
-		}
-		if (access(buf, F_OK) != 0)
-			return 0;
+	/* Room for "-999.json", the longest name outfile_open_new may take. */
+	int n = snprintf(buf, buflen, "%s/%s-%s-%" PRIu32 "w-%s-%s", dir, workload, policy,
+			 workers, engine, stamp);
+	if (n < 0 || (size_t)n + 10 > buflen) {
+		snprintf(err, len, "result path too long under %s", dir);
+		return -ENAMETOOLONG;
 	}
-	snprintf(err, len, "too many results named %s-*.json", base);
-	return -EEXIST;
+	return 0;
 }

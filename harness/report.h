@@ -41,13 +41,15 @@ json_t *report_json(const struct run_config *cfg, const struct run_result *res,
 int report_write(FILE *f, json_t *doc, bool indent);
 
 /*
- * The default result path: dir/<workload>-<policy>-<workers>w-<stamp>.json,
- * with -2, -3, ... appended before .json if that name is taken, so that two
- * runs in the same second do not overwrite each other. Creates dir (and its
- * parents) if missing. 0, or -errno with one line in err.
+ * The default result name without its extension:
+ * dir/<workload>-<policy>-<workers>w-<engine>-<stamp>. The file is made by
+ * outfile_open_new, which appends -2, -3, ... if the name is taken when the
+ * result is written, so that runs in the same second keep one file each.
+ * Creates dir (and its parents) if missing. 0, or -errno with one line in
+ * err.
  */
-int result_default_path(char *buf, size_t buflen, const char *dir, const char *workload,
-			const char *policy, uint32_t workers, const char *stamp, char *err,
-			size_t len);
+int result_default_stem(char *buf, size_t buflen, const char *dir, const char *workload,
+			const char *policy, uint32_t workers, const char *engine,
+			const char *stamp, char *err, size_t len);
 
 #endif

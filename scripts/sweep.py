@@ -237,6 +237,14 @@ def expand_block(block, cat, where):
     for k in block:
         if k not in BLOCK_KEYS:
             die("%s: unknown key '%s' (known: %s)" % (where, k, ", ".join(sorted(BLOCK_KEYS))))
+    # An empty list crosses into no runs at all: a mistake, not a filter.
+    for k in ("policies", "workloads", "engines", "workers", "trials"):
+        if block.get(k) == []:
+            die("%s: '%s' is an empty list (it would make no runs)" % (where, k))
+    for k in ("set", "params"):
+        for name, vs in (block.get(k) or {}).items():
+            if vs == []:
+                die("%s: %s '%s' is an empty list (it would make no runs)" % (where, k, name))
     policies = []
     for p in as_list(block.get("policies", [])):
         if p == "all":
@@ -349,10 +357,21 @@ def knob_applies(k, group, engine, cat):
     return any(k in cat.knobs[p] for p in group)
 
 
+def no_duplicate_keys(pairs):
+    """json.load's object_pairs_hook: a key given twice is refused (json.load would keep the
+    last silently, so a grid's first value list of a knob would vanish)."""
+    d = {}
+    for k, v in pairs:
+        if k in d:
+            raise ValueError("key '%s' given twice in one object" % k)
+        d[k] = v
+    return d
+
+
 def load_grid(path, harness_override=None):
     try:
         with open(path) as f:
-            grid = json.load(f)
+            grid = json.load(f, object_pairs_hook=no_duplicate_keys)
     except (OSError, ValueError) as e:
         die("cannot read grid %s: %s" % (path, e))
     if not isinstance(grid, dict):
@@ -361,6 +380,8 @@ def load_grid(path, harness_override=None):
     common = {k: v for k, v in grid.items() if k != "grids"}
     if blocks is None:
         blocks = [{}]
+    if not isinstance(blocks, list) or not blocks:
+        die("grid %s: \"grids\" must be a non-empty list of objects" % path)
     if harness_override:
         harness = os.path.abspath(harness_override)
     else:
@@ -379,6 +400,8 @@ def load_grid(path, harness_override=None):
             if r.id not in seen:
                 seen.add(r.id)
                 runs.append(r)
+    if not runs:
+        die("grid %s makes no runs" % path)
     return grid.get("name", os.path.splitext(os.path.basename(path))[0]), harness, runs
 
 

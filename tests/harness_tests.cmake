@@ -101,3 +101,15 @@ add_result_test(harness_real
                 ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_real.sh
                 $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
 set_tests_properties(harness_real PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
+
+# test_outfile.sh: result files when things go wrong: six concurrent runs
+# without --json keep six results, a full disk leaves a result behind a
+# link whole, a replaced file keeps its mode, outputs the run refuses
+# (--check refuses them too), SIGPIPE, SIGXFSZ and SIGTERM to PID 1 leave no
+# temporary. Two tests: names (and refusals, the full disk) and signals.
+foreach(group names signals)
+  add_result_test(harness_outfile_${group}
+                  ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_outfile.sh
+                  $<TARGET_FILE:harness> ${group})
+  set_tests_properties(harness_outfile_${group} PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
+endforeach()

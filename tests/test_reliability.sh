@@ -182,11 +182,10 @@ if wanted symlink; then
 	box
 	echo old >target
 	ln -s target link
-	ino=$(stat -c %i target)
 	"$harness" "${small[@]}" --json link >"$tmp/out" 2>"$tmp/err" || fail "symlink: exit status $?"
 	if [ -L link ] && [ "$(readlink link)" = target ] && [ "$(ls -A | tr '\n' ' ')" = "link target " ] &&
-		[ "$(stat -c %i target)" = "$ino" ] && /usr/bin/python3 -m json.tool target >/dev/null 2>&1; then
-		pass "symlink: written through the link, in place"
+		/usr/bin/python3 -m json.tool target >/dev/null 2>&1; then
+		pass "symlink: the link's target replaced, the link kept"
 	else
 		fail "symlink: link replaced or target not written: $(ls -la)"
 	fi
