@@ -60,6 +60,7 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 		struct worker *w = &rt->workers[i];
 		ring_init(&rt->shared[i].ring);
 		atomic_init(&rt->shared[i].transitioning_to_park, false);
+		atomic_init(&rt->shared[i].lifo_occupied, false);
 		atomic_init(&rt->shared[i].progress, 0);
 		w->rt = rt;
 		w->sh = &rt->shared[i];

@@ -49,6 +49,11 @@ struct worker_shared {
 	/* Set by the owner while it runs its park sequence; a local schedule
 	 * that sees it goes to the global queue with a notify instead. */
 	CACHE_ALIGNED _Atomic bool transitioning_to_park;
+	/* Whether w->lifo holds a task, for a policy whose other workers
+	 * look at the slot (volt's last searcher: Volt's notifyIfWorkPending
+	 * reads every worker's lifo_slot). Written by the owner alone, only
+	 * by such a policy; read by others as a hint. */
+	_Atomic bool lifo_occupied;
 	/* Tasks completed on this worker, published (relaxed) at the end of
 	 * every tick for the watchdog, which only compares values. */
 	_Atomic uint64_t progress;
