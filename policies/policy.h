@@ -89,6 +89,11 @@ struct policy {
 	 * --list and left out of --policy=all. */
 	bool test_only;
 	bool own_maintenance;	/* see above */
+	/* Timers per worker (Go's per-P timer heaps): a task's timer goes
+	 * to the heap of the worker that polled it (rt_sleep_on), and the
+	 * policy expires each heap where it decides (rt_poll_timers_of);
+	 * needs own_maintenance. Otherwise one shared heap (rt_poll_timers). */
+	bool per_worker_timers;
 	const struct knob_def *knobs;
 	size_t nknobs;
 	/* Names of enumerated knobs' values (knob.h), { NULL } ended; optional. */

@@ -368,6 +368,7 @@ static __attribute__((noinline)) void push_full_ring(struct worker *w, struct ta
 			/* out holds the claimed half, then t. */
 			w->st.overflows++;
 			w->st.overflow_tasks += out.n - 1;
+			w->st.overflow_locks += out.n - 1;	/* charged so by the sim */
 			for (uint32_t i = 0; i + 1 < out.n; i++)
 				inject_push(q, out.tasks[i]);
 			/* The claimed half's slots are ours again: room. */
