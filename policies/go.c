@@ -47,8 +47,19 @@
  *
  * Departures: the local queue is the core ring, which a thief holds busy
  * while it copies; a second thief waits for it (steal_from) where Go's
- * runqgrab, whose thieves copy before their CAS, retries at once. There is
- * no netpoller, no timers and no GC work to look for.
+ * runqgrab, whose thieves copy before their CAS, retries at once. No GC
+ * work is modelled, and a single poll is never preempted (harness tasks
+ * cannot be stopped inside a poll; sysmon's forcePreemptNS ends only
+ * runnext chains here).
+ *
+ * Timers are per worker (per P): a task's timer goes to the heap of the
+ * worker polling it (rt_sleep_on); findRunnable checks the own heap first
+ * thing (checkTimers), stealWork's last pass runs victims' expired timers
+ * (stealTimersOrRunNextG), and one parked worker holds the netpoller role
+ * (rt->timekeeper), sleeping no longer than the next event of any heap.
+ * The I/O source is polled by every worker at every tick with zero
+ * timeout (the core's default; Go polls the network in findRunnable
+ * before stealing, and in sysmon).
  */
 #include "policies/go.h"
 #include "core/worker_loop.h"

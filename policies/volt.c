@@ -6,7 +6,9 @@
  *   2. the LIFO slot, at most lifo_cap (3) polls per tick; once the cap is
  *      reached the slot is flushed into the ring, then the ring (FIFO)
  *   3. a global batch, when `interval` polls have passed since the last one
- *   4. steal half from a random victim, wrapping round (searchers only)
+ *   4. steal half from a random victim, wrapping round (searchers only),
+ *      running the oldest task taken and moving on after a lost claim;
+ *      a searcher whose sweep fails pops one global task (nextRemoteTask)
  *   5. a final global batch
  * After the tick the EWMA of poll time updates the interval:
  * clamp(1 ms / avg, 8, 255). A worker whose tick ran nothing parks: set
@@ -30,9 +32,13 @@
  *    our bit first (idle_wake_was_claim), so num_parked never wraps;
  *  - defect (c) kept apart: the interval counts polls, the unit the EWMA
  *    measures, not ticks;
- *  - a full ring's overflow into the global queue is followed by a notify
- *    (the code's push does not wake): global work never waits for a park
- *    timeout, which check_idle's invariant needs.
+ *  - a full ring sheds its 128 oldest tasks to the global queue one lock
+ *    each and keeps the new one (WorkStealQueue.push; overflow_batch=1: one
+ *    lock for all and the new one); every overflow, a spawn's or a flush's,
+ *    is followed by a notify (the code's push does not wake): global work
+ *    never waits for a park timeout, which check_idle's invariant needs;
+ *  - the last searcher's look before sleeping counts occupied LIFO slots
+ *    (notifyIfWorkPending), through worker_shared.lifo_occupied.
  * The initial interval follows the documented 50 us average (interval 20),
  * not the code's 61; set initial_avg_ns to 16393 for the latter.
  */
@@ -1262,8 +1268,10 @@ const struct policy policy_volt_timeout_race = {
 
 const struct policy policy_fixed_interval_61 = {
 	.name = "fixed-interval-61",
-	.summary = "volt with a fixed global-queue interval of 61 (interval=61, the number of "
-		   "Tokio up to 1.28 and of Go), nothing else changed",
+	.summary = "volt with a fixed global-queue interval of 61 (interval=61), nothing else "
+		   "changed: volt checks the global queue only with the LIFO slot and ring "
+		   "empty, so this decides only whether such a worker pulls it before or "
+		   "after stealing (not Tokio's or Go's fairness tick)",
 	.knobs = fixed61_knobs,
 	VOLT_VARIANT_OPS,
 };
