@@ -288,9 +288,9 @@ static void latency_p99(struct runtime *rt, void *arg)
 }
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define MMK_REQUESTS "requests=50000"	/* p99 5.01 S and 7.13 S */
+#define MMK_REQUESTS "requests=50000"	/* p99 4.87 S and 6.16 S */
 #else
-#define MMK_REQUESTS "requests=200000"	/* p99 5.25 S and 7.23 S */
+#define MMK_REQUESTS "requests=200000"	/* p99 5.25 S and 6.75 S */
 #endif
 
 /*
@@ -298,8 +298,10 @@ static void latency_p99(struct runtime *rt, void *arg)
  * its code runs (the pre-fetch buffer empty, a global batch's surplus
  * stealable in the ring) sits on the shared-queue curve, p99 within 10% of
  * M/M/16's 5.27 S. The design's private 32-task buffer hides up to 31
- * requests from thieves behind one long service and lifts the tail well
- * above it. Deterministic for the seed: no timing decides.
+ * requests from thieves behind one long service and lifts the tail more
+ * than 15% above it (less than before volt's searchers took one global
+ * task after a failed sweep, which fills no buffer). Deterministic for the
+ * seed: no timing decides.
  */
 static void open_loop_p99_is_mmk(void)
 {
@@ -320,7 +322,7 @@ static void open_loop_p99_is_mmk(void)
 	fprintf(stderr, "    p99 %.3f S, prefetch=32 %.3f S, M/M/16 5.27 S\n", p99 / 1e6,
 		p99_filled / 1e6);
 	ASSERT_NEAR((double)p99, theory, 0.10 * theory);
-	ASSERT((double)p99_filled > 1.2 * theory);
+	ASSERT((double)p99_filled > 1.15 * theory);
 }
 
 /* Each single-mechanism variant is volt with exactly one default changed. */
