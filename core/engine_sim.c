@@ -424,7 +424,10 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 		total += remote * (c->line_transfer + c->contended);
 		cost += remote * (c->line_transfer + c->contended);
 	}
-	uint64_t locks = now->global_batches + now->overflows - sw->last_locks;
+	/* Every lock acquisition a policy counts: its global batches and its
+	 * overflows' (one per overflow, or one per task as Volt's push
+	 * takes them). */
+	uint64_t locks = now->global_batches + now->overflow_locks - sw->last_locks;
 	bool progressed = now->completions != sw->last_completions;
 	sw->last_cost = total;
 	sw->last_locks += locks;

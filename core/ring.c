@@ -83,3 +83,19 @@ uint32_t ring_steal_into(struct ring *src, struct ring *dst, uint32_t max,
 	*why = STEAL_OK;
 	return st.k;
 }
+
+uint32_t ring_steal_into_oldest(struct ring *src, struct ring *dst, uint32_t max,
+				struct task **first, enum steal_outcome *why)
+{
+	struct ring_steal st;
+	if (!ring_steal_claim_once(src, dst, max, &st, why)) {
+		*first = NULL;
+		return 0;
+	}
+	/* The protocol's order, as in ring_steal_into. */
+	*first = ring_steal_copy_oldest(src, dst, &st);
+	ring_steal_release(src, &st);
+	ring_steal_publish(dst, &st);
+	*why = STEAL_OK;
+	return st.k;
+}

@@ -209,6 +209,7 @@ enum steal_outcome {
 	STEAL_EMPTY,	/* victim had nothing */
 	STEAL_BUSY,	/* another thief is copying from this victim */
 	STEAL_FULL,	/* the thief's ring has no room */
+	STEAL_LOST,	/* ring_steal_into_oldest: the claim's CAS lost a race */
 };
 
 /*
@@ -220,6 +221,17 @@ enum steal_outcome {
  */
 uint32_t ring_steal_into(struct ring *src, struct ring *dst, uint32_t max,
 			 struct task **first, enum steal_outcome *why);
+
+/*
+ * ring_steal_into as Volt's WorkStealQueue.stealInto (Header.zig) has it:
+ * one claim CAS, and a claim that loses a race to the owner or another
+ * thief gives up (STEAL_LOST) so that the thief moves on to its next
+ * victim; the oldest claimed task is the one returned (Volt's
+ * `first_task`), the newer ones are appended to `dst`. Tokio's and Go's
+ * steals (ring_steal_into) retry the claim and return the newest.
+ */
+uint32_t ring_steal_into_oldest(struct ring *src, struct ring *dst, uint32_t max,
+				struct task **first, enum steal_outcome *why);
 
 /* How many tasks a steal takes from a victim holding n (thief empty). */
 static inline uint32_t ring_steal_amount(uint32_t n, uint32_t max)
@@ -245,10 +257,16 @@ struct ring_steal {
 	uint32_t dst_tail;	/* dst's tail: dst is the thief's own ring */
 };
 
-/* Claim up to max of src's tasks (ring_steal_amount, bounded by dst's
- * room); false with *why set if there is nothing to claim. */
-static inline bool ring_steal_claim(struct ring *src, struct ring *dst, uint32_t max,
-				    struct ring_steal *st, enum steal_outcome *why)
+/*
+ * Claim up to max of src's tasks (ring_steal_amount, bounded by dst's
+ * room) from `prev`, src's head as the thief read it (acquire); false with
+ * *why set if there is nothing to claim. `retry`: a CAS that loses a race
+ * goes on from the fresh head (Tokio, Go); without it the claim gives up
+ * with STEAL_LOST (Volt). ring_steal_claim reads the head itself.
+ */
+static inline bool ring_steal_claim_from(struct ring *src, struct ring *dst, uint32_t max,
+					 uint64_t prev, bool retry, struct ring_steal *st,
+					 enum steal_outcome *why)
 {
 	CHECK(src != dst && max >= 1);
 	/* dst is the thief's own ring: its tail is ours alone. */
@@ -262,7 +280,6 @@ static inline bool ring_steal_claim(struct ring *src, struct ring *dst, uint32_t
 	if (max > room)
 		max = room;
 
-	uint64_t prev = atomic_load_explicit(&src->head, memory_order_acquire);
 	for (;;) {
 		uint32_t steal = ring_steal_idx(prev), real = ring_real(prev);
 		if (steal != real) {
@@ -290,13 +307,46 @@ static inline bool ring_steal_claim(struct ring *src, struct ring *dst, uint32_t
 		 * overwrite the claimed slots: its capacity check counts from
 		 * `steal`, which we have not moved yet.
 		 */
-		if (atomic_compare_exchange_weak_explicit(&src->head, &prev,
-							  ring_pack(steal, real + k),
-							  memory_order_acquire, memory_order_acquire)) {
+		if (retry) {
+			if (atomic_compare_exchange_weak_explicit(&src->head, &prev,
+								  ring_pack(steal, real + k),
+								  memory_order_acquire,
+								  memory_order_acquire)) {
+				*st = (struct ring_steal){ real, k, dst_tail };
+				return true;
+			}
+			continue;
+		}
+		/* One attempt: strong, so that only a real race (not a
+		 * spurious failure of this machine's CAS) gives up. Orderings
+		 * as above; on failure nothing is read after it. */
+		if (atomic_compare_exchange_strong_explicit(&src->head, &prev,
+							    ring_pack(steal, real + k),
+							    memory_order_acquire, memory_order_relaxed)) {
 			*st = (struct ring_steal){ real, k, dst_tail };
 			return true;
 		}
+		*why = STEAL_LOST;
+		return false;
 	}
+}
+
+static inline bool ring_steal_claim(struct ring *src, struct ring *dst, uint32_t max,
+				    struct ring_steal *st, enum steal_outcome *why)
+{
+	/* Acquire: with the tail's acquire load in the claim, the slots below
+	 * the tail and the head word's claims are seen. */
+	uint64_t prev = atomic_load_explicit(&src->head, memory_order_acquire);
+	return ring_steal_claim_from(src, dst, max, prev, true, st, why);
+}
+
+/* Volt's claim (ring_steal_into_oldest): one CAS, a lost race gives up. */
+static inline bool ring_steal_claim_once(struct ring *src, struct ring *dst, uint32_t max,
+					 struct ring_steal *st, enum steal_outcome *why)
+{
+	/* Acquire: as in ring_steal_claim. */
+	uint64_t prev = atomic_load_explicit(&src->head, memory_order_acquire);
+	return ring_steal_claim_from(src, dst, max, prev, false, st, why);
 }
 
 /* Copy the claimed tasks but the last into dst's free slots (not yet
@@ -307,6 +357,17 @@ static inline struct task *ring_steal_copy(struct ring *src, struct ring *dst,
 	for (uint32_t i = 0; i < st->k - 1; i++)
 		dst->buf[(st->dst_tail + i) & RING_MASK] = src->buf[(st->real + i) & RING_MASK];
 	return src->buf[(st->real + st->k - 1) & RING_MASK];
+}
+
+/* Volt's copy (Header.zig, stealInto's `first_task`): the oldest claimed
+ * task is returned for the thief to run, the newer ones go into dst's free
+ * slots (not yet visible). */
+static inline struct task *ring_steal_copy_oldest(struct ring *src, struct ring *dst,
+						  const struct ring_steal *st)
+{
+	for (uint32_t i = 1; i < st->k; i++)
+		dst->buf[(st->dst_tail + i - 1) & RING_MASK] = src->buf[(st->real + i) & RING_MASK];
+	return src->buf[st->real & RING_MASK];
 }
 
 /* Hand the claimed slots back to src's owner: steal catches up with real. */

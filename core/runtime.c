@@ -53,6 +53,13 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 	rt->workers = rt_alloc_lines(cfg->workers, sizeof(struct worker));
 	if (!rt->knobs || !rt->shared || !rt->workers)
 		goto oom_rt;
+	if (p->per_worker_timers) {
+		rt->wtimers = calloc(cfg->workers, sizeof *rt->wtimers);
+		if (!rt->wtimers)
+			goto oom_rt;
+		for (uint32_t i = 0; i < cfg->workers; i++)
+			timers_init(&rt->wtimers[i]);
+	}
 	if (p->nknobs)
 		memcpy(rt->knobs, knobs, p->nknobs * sizeof(double));
 
@@ -60,6 +67,7 @@ int rt_create(struct runtime **out, const struct rt_config *cfg, const struct po
 		struct worker *w = &rt->workers[i];
 		ring_init(&rt->shared[i].ring);
 		atomic_init(&rt->shared[i].transitioning_to_park, false);
+		atomic_init(&rt->shared[i].lifo_occupied, false);
 		atomic_init(&rt->shared[i].progress, 0);
 		w->rt = rt;
 		w->sh = &rt->shared[i];
@@ -128,6 +136,11 @@ void rt_destroy(struct runtime *rt)
 	inject_destroy(&rt->inject);
 	taskpool_outside_drain(&rt->outside_pool);
 	timers_destroy(&rt->timers);
+	if (rt->wtimers) {
+		for (uint32_t i = 0; i < rt->nworkers; i++)
+			timers_destroy(&rt->wtimers[i]);
+		free(rt->wtimers);
+	}
 	pthread_mutex_destroy(&rt->outside_pool.lock);
 	free(rt->workers);
 	free(rt->shared);
@@ -230,6 +243,22 @@ void rt_sleep_until(struct runtime *rt, struct task *t, uint64_t deadline)
 	rt_wake_timekeeper(rt);
 }
 
+void rt_sleep_on(struct worker *w, struct task *t, uint64_t deadline)
+{
+	struct runtime *rt = w->rt;
+	if (!rt->wtimers) {
+		rt_sleep_until(rt, t, deadline);
+		return;
+	}
+	struct timers *h = &rt->wtimers[w->index];
+	timers_add(h, deadline, t);
+	/* As rt_sleep_until: a new earliest of this heap may be earlier than
+	 * the keeper's planned wake-up (Go's addtimer -> wakeNetPoller). */
+	if (timers_next(h) != deadline)
+		return;
+	rt_wake_timekeeper(rt);
+}
+
 /*
  * Tokio's time driver does the same when a timer is registered earlier
  * than the instant the parked driver sleeps until (tokio/src/runtime/time/
@@ -274,9 +303,32 @@ size_t rt_poll_io(struct worker *w)
 	return rt->io_poll(rt, w, rt_now(rt, w), rt->io_arg);
 }
 
+size_t rt_poll_timers_of(struct worker *w, uint32_t owner, uint64_t now)
+{
+	struct runtime *rt = w->rt;
+	struct timers *h = &rt->wtimers[owner];
+	if (timers_next(h) > now)
+		return 0;
+	struct task *due[64];
+	size_t total = 0, n;
+	while ((n = timers_expire(h, now, due, 64)) > 0) {
+		for (size_t i = 0; i < n; i++)
+			rt_wake(rt, w, due[i]);
+		total += n;
+		if (n < 64)
+			break;
+	}
+	return total;
+}
+
 uint64_t rt_next_event(struct runtime *rt)
 {
 	uint64_t t = timers_next(&rt->timers);
+	if (rt->wtimers)
+		for (uint32_t i = 0; i < rt->nworkers; i++) {
+			uint64_t d = timers_next(&rt->wtimers[i]);
+			t = d < t ? d : t;
+		}
 	if (rt->io_next) {
 		uint64_t io = rt->io_next(rt, rt->io_arg);
 		t = io < t ? io : t;
@@ -302,6 +354,7 @@ __attribute__((noinline)) void rt_push_local_overflow(struct worker *w, struct t
 		return;
 	if (r == RING_OVERFLOWED) {
 		w->st.overflows++;
+		w->st.overflow_locks++;
 		w->st.overflow_tasks += out.n;
 	}
 	inject_push_many(&w->rt->inject, out.tasks, out.n);

@@ -49,6 +49,11 @@ struct worker_shared {
 	/* Set by the owner while it runs its park sequence; a local schedule
 	 * that sees it goes to the global queue with a notify instead. */
 	CACHE_ALIGNED _Atomic bool transitioning_to_park;
+	/* Whether w->lifo holds a task, for a policy whose other workers
+	 * look at the slot (volt's last searcher: Volt's notifyIfWorkPending
+	 * reads every worker's lifo_slot). Written by the owner alone, only
+	 * by such a policy; read by others as a hint. */
+	_Atomic bool lifo_occupied;
 	/* Tasks completed on this worker, published (relaxed) at the end of
 	 * every tick for the watchdog, which only compares values. */
 	_Atomic uint64_t progress;
@@ -140,6 +145,8 @@ struct runtime {
 	struct idle idle;
 	struct taskpool_outside outside_pool;
 	struct timers timers;
+	/* [nworkers] with a policy's per_worker_timers, else NULL. */
+	struct timers *wtimers;
 	/* An I/O source (a workload's arrival generator, say): poll is called
 	 * from workers' I/O poll step and delivers what is due by `now`,
 	 * typically with rt_spawn_remote; next returns the time of the next
@@ -291,9 +298,20 @@ void rt_sleep_until(struct runtime *rt, struct task *t, uint64_t deadline);
  */
 void rt_wake_timekeeper(struct runtime *rt);
 
+/*
+ * rt_sleep_until from a task w is polling: with a policy's
+ * per_worker_timers the timer goes to w's own heap (Go's addtimer on the
+ * current P), else to the shared heap.
+ */
+void rt_sleep_on(struct worker *w, struct task *t, uint64_t deadline);
+
 /* Wake the tasks whose timers expired; returns how many. Called by the
  * worker loop as the policy decides. */
 size_t rt_poll_timers(struct worker *w);
+/* Per-worker timers: wake, onto w, the tasks whose timers in worker
+ * `owner`'s heap expired by `now` (Go's checkTimers on a P, w's own or a
+ * victim's); returns how many. */
+size_t rt_poll_timers_of(struct worker *w, uint32_t owner, uint64_t now);
 /* Poll the I/O source (zero timeout); returns what it delivered. */
 size_t rt_poll_io(struct worker *w);
 /* The earliest pending timer or I/O delivery, TIMER_NONE if none. */

@@ -24,6 +24,7 @@
 	X(steals_remote, "successful steals from another locality domain")  \
 	X(overflows, "ring overflows to the global queue")                   \
 	X(overflow_tasks, "tasks moved by overflows")                        \
+	X(overflow_locks, "global-queue lock acquisitions of overflows")     \
 	X(parks, "times the worker parked")                                  \
 	X(unparks_notify, "wake-ups by a notify (claimed)")                  \
 	X(unparks_timeout, "wake-ups by the park timeout")                   \

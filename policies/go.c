@@ -47,8 +47,19 @@
  *
  * Departures: the local queue is the core ring, which a thief holds busy
  * while it copies; a second thief waits for it (steal_from) where Go's
- * runqgrab, whose thieves copy before their CAS, retries at once. There is
- * no netpoller, no timers and no GC work to look for.
+ * runqgrab, whose thieves copy before their CAS, retries at once. No GC
+ * work is modelled, and a single poll is never preempted (harness tasks
+ * cannot be stopped inside a poll; sysmon's forcePreemptNS ends only
+ * runnext chains here).
+ *
+ * Timers are per worker (per P): a task's timer goes to the heap of the
+ * worker polling it (rt_sleep_on); findRunnable checks the own heap first
+ * thing (checkTimers), stealWork's last pass runs victims' expired timers
+ * (stealTimersOrRunNextG), and one parked worker holds the netpoller role
+ * (rt->timekeeper), sleeping no longer than the next event of any heap.
+ * The I/O source is polled by every worker at every tick with zero
+ * timeout (the core's default; Go polls the network in findRunnable
+ * before stealing, and in sysmon).
  */
 #include "policies/go.h"
 #include "core/worker_loop.h"
@@ -112,6 +123,7 @@ struct go_worker {
 	uint64_t slice_used_ns;
 	uint64_t preempts;
 	uint64_t steal_waits;		/* looks at a victim another thief held */
+	bool keeper;			/* parked holding the netpoller role */
 };
 _Static_assert(sizeof(struct go_worker) == CACHE_LINE, "one line per worker");
 
@@ -252,6 +264,8 @@ static int go_init(struct runtime *rt)
 		rt->workers[i].pstate = gw;
 	}
 	rt->pstate = g;
+	/* The netpoller role (go_park): nobody holds it yet. */
+	atomic_store_explicit(&rt->timekeeper, -1, memory_order_relaxed);
 	return 0;
 }
 
@@ -544,20 +558,46 @@ static struct task *steal_from(struct worker *w, uint32_t v, bool runnext_too)
 	}
 }
 
+/*
+ * proc.go checkTimers(pp, now): run the expired timers of worker `owner`'s
+ * heap (the own P's at findRunnable's top; a victim's on stealWork's last
+ * pass), their tasks readied onto w (ready -> runqput(next=true): w's
+ * runnext). The clock is read only when the heap holds a timer, as
+ * checkTimers reads nanotime only when a timer is set.
+ */
+static inline size_t check_timers(struct worker *w, uint32_t owner)
+{
+	struct runtime *rt = w->rt;
+	uint64_t next = timers_next(&rt->wtimers[owner]);
+	if (__builtin_expect(next == TIMER_NONE, 1))
+		return 0;
+	uint64_t now = rt_now(rt, w);
+	return next <= now ? rt_poll_timers_of(w, owner, now) : 0;
+}
+
 /* stealWork: `passes` passes over every worker in a random coprime order;
  * idle workers (empty queues) are skipped; runnext on the last pass. */
 static struct task *steal_work(struct worker *w)
 {
 	struct runtime *rt = w->rt;
 	struct go_sched *g = G(rt);
-	if (g->steal_max == 0)
-		return NULL;
 	for (uint32_t pass = 0; pass < g->passes; pass++) {
 		bool last = pass + 1 == g->passes;
 		for (struct go_enum e = go_enum_start(&g->order, rng_next(&w->rng)); !go_enum_done(&e);
 		     go_enum_next(&e)) {
 			uint32_t v = e.pos;
-			if (v == w->index || atomic_load_explicit(&g->gs[v].idle, memory_order_relaxed))
+			if (v == w->index)
+				continue;
+			/* stealTimersOrRunNextG: on the last pass the victim's
+			 * expired timers run first, idle victims' included;
+			 * what they readied is in w's own queues (runqget). */
+			if (last && check_timers(w, v)) {
+				struct task *t = take_runnext(w, GW(w));
+				if (t || (t = ring_take(w)))
+					return t;
+			}
+			if (g->steal_max == 0 ||
+			    atomic_load_explicit(&g->gs[v].idle, memory_order_relaxed))
 				continue;
 			struct task *t = steal_from(w, v, last && g->runnext_on);
 			if (t)
@@ -628,6 +668,8 @@ found_inherit:
 static inline __attribute__((always_inline)) struct task *go_find_work(struct worker *w)
 {
 	struct go_worker *gw = GW(w);
+	/* findRunnable's top: checkTimers on the own P. */
+	check_timers(w, w->index);
 	/* Fast path: not the global queue's turn, not spinning, the slice
 	 * not spent; runnext, then the ring. */
 	if (__builtin_expect(gw->tick_mod != 0 && !w->searching && !gw->preempt, 1)) {
@@ -642,12 +684,6 @@ static inline __attribute__((always_inline)) struct task *go_find_work(struct wo
 		}
 	}
 	return find_work_slow(w);
-}
-
-static uint32_t go_tick_begin(struct worker *w)
-{
-	GW(w)->step_tick = GW(w)->schedtick;
-	return G(w->rt)->budget;
 }
 
 /* The modeled sysmon: a step in which schedtick stood still was spent in
@@ -725,13 +761,53 @@ static bool go_park(struct worker *w, uint64_t *timeout_ns)
 		}
 	}
 	*timeout_ns = g->park_ns;
+	/*
+	 * findRunnable's blocking netpoll: one idle M at a time
+	 * (sched.lastpoll.Swap(0)) sleeps until the earliest timer of any P
+	 * (pollUntil) or the next I/O event; it is woken early by a timer
+	 * added before that (wakeNetPoller). Taking the role, then a fence,
+	 * then reading the next event pairs with rt_sleep_on's add, fence,
+	 * read of the keeper.
+	 */
+	int32_t none = -1;
+	if (atomic_compare_exchange_strong_explicit(&rt->timekeeper, &none, (int32_t)w->index,
+						    memory_order_relaxed, memory_order_relaxed)) {
+		GW(w)->keeper = true;
+		idle_fence_recheck();
+		uint64_t next = rt_next_event(rt);
+		if (next != TIMER_NONE) {
+			uint64_t now = rt_now(rt, w);
+			uint64_t left = next > now ? next - now : 0;
+			if (left < *timeout_ns)
+				*timeout_ns = left;
+		}
+	}
 	return true;
+}
+
+/* Every tick: the I/O source with zero timeout, on every worker (the
+ * core's default, kept: Go's non-blocking netpoll in findRunnable and
+ * sysmon's, docs/policies.md). Timers are go's own (check_timers). */
+static uint32_t go_tick_begin_io(struct worker *w)
+{
+	/* Timers set from outside any worker (rt_sleep_until: the shared
+	 * heap, which go's workloads do not use) and the I/O source. */
+	rt_poll_timers(w);
+	rt_poll_io(w);
+	GW(w)->step_tick = GW(w)->schedtick;
+	return G(w->rt)->budget;
 }
 
 static void go_unparked(struct worker *w, enum park_wake how)
 {
 	struct runtime *rt = w->rt;
 	struct go_sched *g = G(rt);
+	if (GW(w)->keeper) {
+		/* Back from the blocking netpoll: give the role back (relaxed:
+		 * a waker that misses it wakes a worker already up). */
+		GW(w)->keeper = false;
+		atomic_store_explicit(&rt->timekeeper, -1, memory_order_relaxed);
+	}
 	inject_lock(&rt->inject);
 	bool listed = pidle_remove(g, w->index);
 	bool spinning = !listed && g->wake_spinning[w->index];
@@ -812,13 +888,15 @@ const struct policy policy_go = {
 	.summary = "Go runtime (proc.go, Go 1.21 and later): runnext slot (inherits the time "
 		   "slice), global queue every 61 schedticks, Gosched to the global queue, 4 "
 		   "coprime-order steal passes, spinning threads, idle stack",
+	.own_maintenance = true,
+	.per_worker_timers = true,
 	.knobs = go_knobs,
 	.nknobs = GO_NKNOBS,
 	.init = go_init,
 	.destroy = go_destroy,
 	.schedule_local = go_schedule_local,
 	.schedule_remote = go_schedule_remote,
-	.tick_begin = go_tick_begin,
+	.tick_begin = go_tick_begin_io,
 	.find_work = go_find_work,
 	.step = go_step,
 	.tick_end = go_tick_end,

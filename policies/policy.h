@@ -93,6 +93,11 @@ struct policy {
 	 * (peers/README.md) --engine=real runs in its place: "tokio", "go",
 	 * "rayon"; NULL for none. */
 	const char *peer;
+	/* Timers per worker (Go's per-P timer heaps): a task's timer goes
+	 * to the heap of the worker that polled it (rt_sleep_on), and the
+	 * policy expires each heap where it decides (rt_poll_timers_of);
+	 * needs own_maintenance. Otherwise one shared heap (rt_poll_timers). */
+	bool per_worker_timers;
 	const struct knob_def *knobs;
 	size_t nknobs;
 	/* Names of enumerated knobs' values (knob.h), { NULL } ended; optional. */

@@ -247,6 +247,7 @@ static __attribute__((noinline)) void push_ring_overflow(struct worker *w, struc
 	}
 	/* Nobody steals, so the ring is never busy: out holds 128 + t. */
 	w->st.overflows++;
+	w->st.overflow_locks++;
 	w->st.overflow_tasks += out.n;
 	inject_push_many(PW(w)->inbox, out.tasks, out.n);
 }

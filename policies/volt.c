@@ -6,7 +6,9 @@
  *   2. the LIFO slot, at most lifo_cap (3) polls per tick; once the cap is
  *      reached the slot is flushed into the ring, then the ring (FIFO)
  *   3. a global batch, when `interval` polls have passed since the last one
- *   4. steal half from a random victim, wrapping round (searchers only)
+ *   4. steal half from a random victim, wrapping round (searchers only),
+ *      running the oldest task taken and moving on after a lost claim;
+ *      a searcher whose sweep fails pops one global task (nextRemoteTask)
  *   5. a final global batch
  * After the tick the EWMA of poll time updates the interval:
  * clamp(1 ms / avg, 8, 255). A worker whose tick ran nothing parks: set
@@ -30,9 +32,13 @@
  *    our bit first (idle_wake_was_claim), so num_parked never wraps;
  *  - defect (c) kept apart: the interval counts polls, the unit the EWMA
  *    measures, not ticks;
- *  - a full ring's overflow into the global queue is followed by a notify
- *    (the code's push does not wake): global work never waits for a park
- *    timeout, which check_idle's invariant needs.
+ *  - a full ring sheds its 128 oldest tasks to the global queue one lock
+ *    each and keeps the new one (WorkStealQueue.push; overflow_batch=1: one
+ *    lock for all and the new one); every overflow, a spawn's or a flush's,
+ *    is followed by a notify (the code's push does not wake): global work
+ *    never waits for a park timeout, which check_idle's invariant needs;
+ *  - the last searcher's look before sleeping counts occupied LIFO slots
+ *    (notifyIfWorkPending), through worker_shared.lifo_occupied.
  * The initial interval follows the documented 50 us average (interval 20),
  * not the code's 61; set initial_avg_ns to 16393 for the latter.
  */
@@ -120,6 +126,8 @@ struct volt {
 	uint64_t park_ns;
 	bool skip_last_searcher;	/* the broken variant: see policy_volt_broken */
 	bool wake_stack;		/* wake=1: the most recently parked first */
+	bool fallback_batch;		/* fallback_batch=1: no single pop after a failed sweep */
+	bool overflow_batch;		/* overflow_batch=1: one lock for a whole overflow */
 	/* wake=1: when each worker last parked (a clock of parks), read by
 	 * claimers choosing whom to wake. */
 	_Atomic uint64_t park_clock;
@@ -243,6 +251,8 @@ int volt_init(struct runtime *rt)
 	v->cap_num = (uint32_t)lround(k[VOLT_SEARCHER_CAP] * CAP_DEN);
 	v->park_ns = k[VOLT_PARK_TIMEOUT_NS] ? (uint64_t)k[VOLT_PARK_TIMEOUT_NS] : PARK_FOREVER;
 	v->wake_stack = k[VOLT_WAKE] != 0;
+	v->fallback_batch = k[VOLT_FALLBACK_BATCH] != 0;
+	v->overflow_batch = k[VOLT_OVERFLOW_BATCH] != 0;
 
 	/* sizeof is a multiple of the line (CACHE_ALIGNED member). */
 	v->vw = aligned_alloc(CACHE_LINE, rt->nworkers * sizeof(struct volt_worker));
@@ -334,13 +344,75 @@ static __attribute__((noinline)) void schedule_parking(struct worker *w, struct 
 	notify(w->rt, w);
 }
 
-/* A full ring hands half of itself and t to the global queue (or t alone
- * while a steal is in progress): announce it, so that global work never
- * waits for a park timeout (Volt's push does not; docs/policies.md). */
+/*
+ * A full ring (t not pushed). Volt's WorkStealQueue.push (Header.zig):
+ * while a thief is copying out of the head, t alone goes to the global
+ * queue; otherwise the oldest half (128 tasks) is claimed off the head and
+ * pushed to the global queue one task at a time, each push its own lock
+ * acquisition (GlobalTaskQueue.push), and t then goes into the ring's
+ * freed room. overflow_batch=1 moves the 128 and t under one lock instead
+ * (rt_push_local_overflow, Tokio's push_overflow and Go's runqputslow).
+ * Either way the overflow is announced, so that global work never waits
+ * for a park timeout (Volt's push wakes nobody; docs/policies.md). Every
+ * overflow of volt comes here: a spawn's, the LIFO-cap flush's and the
+ * park flush's.
+ */
 static __attribute__((noinline)) void push_full_ring(struct worker *w, struct task *t)
 {
-	rt_push_local_overflow(w, t);
+	if (V(w->rt)->overflow_batch) {
+		rt_push_local_overflow(w, t);
+	} else {
+		struct ring_overflow out;
+		struct inject *q = &w->rt->inject;
+		switch (ring_push_slow(&w->sh->ring, t, &out)) {
+		case RING_PUSHED:	/* a thief freed room meanwhile */
+			return;
+		case RING_FULL_BUSY:
+			inject_push(q, t);
+			break;
+		case RING_OVERFLOWED:
+			/* out holds the claimed half, then t. */
+			w->st.overflows++;
+			w->st.overflow_tasks += out.n - 1;
+			w->st.overflow_locks += out.n - 1;	/* charged so by the sim */
+			for (uint32_t i = 0; i + 1 < out.n; i++)
+				inject_push(q, out.tasks[i]);
+			/* The claimed half's slots are ours again: room. */
+			CHECK(ring_try_push(&w->sh->ring, t));
+			break;
+		}
+	}
 	notify(w->rt, w);
+}
+
+/* A push into the own ring (local_pushes counted by the caller) that
+ * overflows the way push_full_ring does. */
+static inline void push_local(struct worker *w, struct task *t)
+{
+	if (__builtin_expect(!ring_try_push(&w->sh->ring, t), 0))
+		push_full_ring(w, t);
+}
+
+/* rt_push_pop_local with volt's overflow: t joins the ring's tail, then the
+ * head is popped. */
+static inline struct task *push_pop_local(struct worker *w, struct ring *r, struct task *t)
+{
+	bool pushed;
+	w->st.local_pushes++;
+	struct task *head = ring_push_pop(r, t, &pushed);
+	if (__builtin_expect(pushed, 1))
+		return head;
+	push_full_ring(w, t);
+	return ring_pop(r);
+}
+
+/* The slot's mirror for other workers' looks (worker_shared.lifo_occupied;
+ * Volt's lifo_slot is an atomic the last searcher reads). Relaxed: a hint
+ * read after the parker's seq_cst fence, as Volt's isEmptyFast-style
+ * looks are; nothing is read through it. */
+static inline void lifo_mark(struct worker *w, bool occupied)
+{
+	atomic_store_explicit(&w->sh->lifo_occupied, occupied, memory_order_relaxed);
 }
 
 void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
@@ -356,8 +428,10 @@ void volt_schedule_local(struct worker *w, struct task *t, enum sched_kind kind)
 	if (__builtin_expect(vw->lifo_take[kind], 1)) {
 		struct task *prev = w->lifo;
 		w->lifo = t;
-		if (!prev)
+		if (!prev) {
+			lifo_mark(w, true);
 			return;
+		}
 		t = prev;
 	} else if (__builtin_expect(atomic_load_explicit(&w->sh->transitioning_to_park,
 							 memory_order_relaxed), 0)) {
@@ -459,6 +533,18 @@ static struct task *global_batch(struct worker *w)
 	return buf[0];
 }
 
+/* One task under the global lock (Scheduler.zig nextRemoteTask,
+ * GlobalTaskQueue.pop), counted as a global batch of one. */
+static struct task *global_pop_one(struct worker *w)
+{
+	struct task *t;
+	if (!inject_pop_batch(&w->rt->inject, &t, 1))
+		return NULL;
+	w->st.global_batches++;
+	w->st.global_tasks++;
+	return t;
+}
+
 /* LIFO slot (capped per tick, then flushed to the ring), then the ring.
  * count_pops false: the caller counts the ring pops itself (step_with). */
 static inline __attribute__((always_inline)) struct task *
@@ -467,6 +553,7 @@ local_pop(struct worker *w, struct volt_worker *vw, bool count_pops)
 	struct task *t = w->lifo;
 	if (t) {
 		w->lifo = NULL;
+		lifo_mark(w, false);
 		if (vw->lifo_polls < vw->lifo_cap) {
 			vw->lifo_polls++;
 			w->st.lifo_polls++;
@@ -474,7 +561,7 @@ local_pop(struct worker *w, struct volt_worker *vw, bool count_pops)
 		}
 		/* Cap reached: the slot's task joins the ring's FIFO order
 		 * (and becomes stealable) instead of being skipped. */
-		t = rt_push_pop_local(w, &w->sh->ring, t);
+		t = push_pop_local(w, &w->sh->ring, t);
 	} else {
 		t = ring_pop(&w->sh->ring);
 	}
@@ -506,8 +593,10 @@ static inline struct task *steal_from(struct worker *w, uint32_t victim, uint32_
 	struct task *t;
 	enum steal_outcome why;
 	w->st.steal_attempts++;
-	uint32_t k = ring_steal_into(&w->rt->shared[victim].ring, &w->sh->ring, steal_max, &t,
-				     &why);
+	/* Volt's stealInto: one claim attempt (a lost race moves on to the
+	 * next victim), the oldest task returned (first_task). */
+	uint32_t k = ring_steal_into_oldest(&w->rt->shared[victim].ring, &w->sh->ring, steal_max,
+					    &t, &why);
 	if (!k)
 		return NULL;
 	w->st.steals++;
@@ -582,7 +671,7 @@ static struct task *steal_phase(struct worker *w)
 			vw->steal_next = 0;
 			return FIND_WORK_BUSY;
 		}
-		vw->steal_first = ring_steal_copy(src, dst, st);
+		vw->steal_first = ring_steal_copy_oldest(src, dst, st);
 		if (vw->steal_split)	/* taken: poisoned until a push reuses them */
 			for (uint32_t i = 0; i < st->k; i++)
 				src->buf[(st->real + i) & RING_MASK] = &slot_poison;
@@ -619,7 +708,7 @@ static struct task *steal_from_phased(struct worker *w, uint32_t victim, uint32_
 	struct ring *src = &w->rt->shared[victim].ring, *dst = &w->sh->ring;
 	enum steal_outcome why;
 	w->st.steal_attempts++;
-	if (!ring_steal_claim(src, dst, steal_max, &vw->steal_st, &why))
+	if (!ring_steal_claim_once(src, dst, steal_max, &vw->steal_st, &why))
 		return NULL;
 	vw->steal_victim = victim;
 	vw->steal_first = NULL;
@@ -746,6 +835,13 @@ find_work_slow_with(struct worker *w, struct task *(*steal_fn)(struct worker *),
 			return t;
 		goto found;
 	}
+	/* Scheduler.zig tryStealWithLimit: a searcher whose sweep found
+	 * nothing pops one task under the global lock (nextRemoteTask);
+	 * fallback_batch=1 goes on to a global batch at once. Only a worker
+	 * that became a searcher gets there (w->searching: steal_begin
+	 * passed); the others go on to findWork's final global batch. */
+	if (w->searching && !V(w->rt)->fallback_batch && (t = global_pop_one(w)))
+		goto found;
 	if ((t = global_batch(w)))
 		goto found;
 	return NULL;
@@ -840,6 +936,7 @@ step_with(struct worker *w, uint64_t *park_timeout_ns, struct task *(*slow)(stru
 					if (vw->lifo_polls >= vw->lifo_cap)
 						break;
 					w->lifo = NULL;
+					lifo_mark(w, false);
 					vw->lifo_polls++;
 					w->st.lifo_polls++;
 				} else if (!(t = ring_pop(r))) {
@@ -855,7 +952,8 @@ step_with(struct worker *w, uint64_t *park_timeout_ns, struct task *(*slow)(stru
 					 * ring's FIFO order (and becomes stealable)
 					 * instead of being skipped. */
 					w->lifo = NULL;
-					t = rt_push_pop_local(w, r, t);
+					lifo_mark(w, false);
+					t = push_pop_local(w, r, t);
 				} else {
 					t = ring_pop(r);
 				}
@@ -911,12 +1009,18 @@ enum step volt_step_hooked(struct worker *w, uint64_t *park_timeout_ns)
 	return step_with(w, park_timeout_ns, find_work_slow_hooked);
 }
 
+/* Scheduler.zig notifyIfWorkPending: any worker's LIFO slot occupied or
+ * ring non-empty, or the global queue non-empty. The slots are not
+ * stealable: a worker woken for one finds nothing unless its owner parks
+ * and flushes it (as Volt's code does). */
 static bool any_queue_nonempty(struct runtime *rt)
 {
 	if (inject_len(&rt->inject))
 		return true;
 	for (uint32_t i = 0; i < rt->nworkers; i++)
-		if (!ring_is_empty(&rt->shared[i].ring))
+		/* Relaxed: see lifo_mark. */
+		if (atomic_load_explicit(&rt->shared[i].lifo_occupied, memory_order_relaxed) ||
+		    !ring_is_empty(&rt->shared[i].ring))
 			return true;
 	return false;
 }
@@ -932,12 +1036,17 @@ bool volt_park(struct worker *w, uint64_t *timeout_ns)
 	lifo_take_set(vw, true);
 	/* Make everything we hold stealable before we sleep on it. */
 	if (w->lifo) {
-		rt_push_local(w, w->lifo);
+		struct task *t = w->lifo;
 		w->lifo = NULL;
+		lifo_mark(w, false);
+		w->st.local_pushes++;
+		push_local(w, t);
 	}
 	struct task *t;
-	while ((t = prefetch_pop(vw)))
-		rt_push_local(w, t);
+	while ((t = prefetch_pop(vw))) {
+		w->st.local_pushes++;
+		push_local(w, t);
+	}
 	if (!ring_is_empty(&w->sh->ring) || inject_len(&rt->inject)) {
 		park_sequence_end(w);
 		return false;
@@ -1159,8 +1268,10 @@ const struct policy policy_volt_timeout_race = {
 
 const struct policy policy_fixed_interval_61 = {
 	.name = "fixed-interval-61",
-	.summary = "volt with a fixed global-queue interval of 61 (interval=61, the number of "
-		   "Tokio up to 1.28 and of Go), nothing else changed",
+	.summary = "volt with a fixed global-queue interval of 61 (interval=61), nothing else "
+		   "changed: volt checks the global queue only with the LIFO slot and ring "
+		   "empty, so this decides only whether such a worker pulls it before or "
+		   "after stealing (not Tokio's or Go's fairness tick)",
 	.knobs = fixed61_knobs,
 	VOLT_VARIANT_OPS,
 };

@@ -69,7 +69,15 @@
 	[VOLT_WAKE] = { "wake", 0, 0, 1, true,                                               \
 			"which parked worker a notify wakes: 0 = the lowest in the "         \
 			"parked bitmap (Volt); 1 = the most recently parked (Tokio's "       \
-			"sleeper stack)" }
+			"sleeper stack)" },                                                  \
+	[VOLT_FALLBACK_BATCH] = { "fallback_batch", 0, 0, 1, true,                           \
+				  "after a failed steal sweep: 0 = Volt's code: one task "   \
+				  "under the global lock (nextRemoteTask); 1 = a global "    \
+				  "batch (the former harness)" },                            \
+	[VOLT_OVERFLOW_BATCH] = { "overflow_batch", 0, 0, 1, true,                           \
+				  "a full ring's overflow: 0 = Volt's code: 128 tasks to "   \
+				  "the global queue, one lock each, the new task stays in "  \
+				  "the ring; 1 = 128 plus the new task under one lock" }
 
 /* Volt's ops (policy.h documents who calls each). */
 int volt_check(const struct rt_config *cfg, const double *knobs, char *err, size_t len);

@@ -554,6 +554,84 @@ static void idle_stack_and_wakep(void)
 	hand_destroy(rt, e);
 }
 
+
+/* A task that sleeps once on a timer due at once (its deadline is the
+ * clock when it is polled), then completes. */
+static enum task_poll sleep_once_poll(struct task *t, struct worker *w)
+{
+	static int polls;
+	if (polls++ % 2 == 0) {
+		rt_sleep_on(w, t, rt_now(w->rt, w));
+		return TASK_PENDING;
+	}
+	return TASK_DONE;
+}
+
+static const struct task_vtable sleep_once_vt = { .name = "sleep-once", .poll = sleep_once_poll };
+
+/*
+ * Go's timers are per P (proc.go): a timer set by a task goes to the heap
+ * of the worker that polled it; that worker's findRunnable runs it first
+ * thing (checkTimers on the own P); another worker runs it only on the last
+ * pass of stealWork (stealTimersOrRunNextG), after the first three passes
+ * found nothing, the task readied onto the thief. An idle worker parks as
+ * the netpoller, no longer than the next timer of any P; a second one does
+ * not take the role.
+ */
+static void timers_per_worker(void)
+{
+	for (int thief = 0; thief < 2; thief++) {
+		struct engine *e;
+		struct runtime *rt = hand_runtime(2, NULL, &e);
+		struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
+		struct task t;
+		policy_go.tick_begin(w0);
+		task_init(&t, &sleep_once_vt);
+		worker_run_task(w0, &t);	/* sets its timer on w0 */
+		ASSERT(timers_next(&rt->wtimers[0]) != TIMER_NONE);
+		ASSERT(timers_next(&rt->wtimers[1]) == TIMER_NONE);
+		ASSERT(timers_next(&rt->timers) == TIMER_NONE);
+		if (thief) {
+			policy_go.tick_begin(w1);
+			ASSERT(policy_go.find_work(w1) == &t);
+			/* Passes 1 to 3 tried w0's empty ring; pass 4 ran
+			 * its timers before trying it. */
+			ASSERT_EQ(w1->st.steal_attempts, 3);
+			ASSERT_EQ(w1->st.steals, 0);
+		} else {
+			ASSERT(policy_go.find_work(w0) == &t);
+			ASSERT_EQ(w0->st.steal_attempts, 0);
+		}
+		ASSERT(timers_next(&rt->wtimers[0]) == TIMER_NONE);
+		worker_run_task(thief ? w1 : w0, &t);	/* completes */
+		hand_destroy(rt, e);
+	}
+
+	/* The netpoller role: one parked worker, no longer than the next
+	 * timer (1 s away here). */
+	struct engine *e;
+	struct runtime *rt = hand_runtime(3, NULL, &e);
+	struct task t;
+	task_init(&t, &done_vt);
+	uint64_t at = rt_now(rt, &rt->workers[2]) + 1000000000ull;
+	rt_sleep_on(&rt->workers[2], &t, at);
+	uint64_t timeout[2];
+	for (int i = 0; i < 2; i++) {
+		struct worker *w = &rt->workers[i];
+		policy_go.tick_begin(w);
+		ASSERT(policy_go.find_work(w) == NULL);
+		ASSERT(policy_go.park(w, &timeout[i]));
+	}
+	ASSERT_EQ(atomic_load(&rt->timekeeper), 0);
+	ASSERT(timeout[0] <= 1000000000ull);
+	ASSERT(timeout[1] == PARK_FOREVER || timeout[1] > 1000000000ull);
+	policy_go.unparked(&rt->workers[0], PARK_TIMEOUT);
+	ASSERT_EQ(atomic_load(&rt->timekeeper), -1);
+	struct task *due[1];
+	ASSERT_EQ(timers_expire(&rt->wtimers[2], at, due, 1), 1);
+	hand_destroy(rt, e);
+}
+
 int main(void)
 {
 	RUN(runnext_keeps_schedtick);
@@ -566,6 +644,7 @@ int main(void)
 	RUN(idle_stack_and_wakep);
 	RUN(yield_goes_global);
 	RUN(spinning_cap);
+	RUN(timers_per_worker);
 	RUN(fib25_all);
 	return 0;
 }

@@ -67,7 +67,7 @@ static enum task_poll sleeper_poll(struct task *t, struct worker *w)
 	uint64_t now = rt_now(w->rt, w);
 	if (s->polls++ == 0) {
 		s->deadline = now + 100000 + 20000 * (uint64_t)(s->idx % 7);
-		rt_sleep_until(w->rt, t, s->deadline);
+		rt_sleep_on(w, t, s->deadline);
 		return TASK_PENDING;
 	}
 	s->woke_at = now;
@@ -118,6 +118,7 @@ static void sleepers_under(const struct policy *pol)
 			ASSERT(c.s[i].woke_at >= c.s[i].deadline);
 		}
 		ASSERT(timers_next(&rt->timers) == TIMER_NONE);
+		ASSERT(rt_next_event(rt) == TIMER_NONE);
 		rt_destroy(rt);
 		e->ops->destroy(e);
 	}

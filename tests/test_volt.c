@@ -197,7 +197,10 @@ static void yield_takes_lifo_slot(void)
 static void global_surplus_is_stealable(void)
 {
 	for (int pf = 0; pf < 2; pf++) {
-		const char *const knobs[] = { pf ? "prefetch=32" : "prefetch=0", NULL };
+		/* fallback_batch=1: worker 0's failed sweep goes on to the
+		 * batch (volt's own single pop is global_pop_after_sweep's). */
+		const char *const knobs[] = { pf ? "prefetch=32" : "prefetch=0", "fallback_batch=1",
+					      NULL };
 		struct engine *e;
 		struct runtime *rt = hand_runtime(2, knobs, &e);
 		struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
@@ -221,9 +224,10 @@ static void global_surplus_is_stealable(void)
 		} else {
 			ASSERT_EQ(w1->st.steals, 1);
 			ASSERT_EQ(w1->st.tasks_stolen, 4);	/* ceil(7 / 2) */
-			/* The oldest half, t1..t4: the thief runs the last
-			 * (as Tokio and Volt do) and queues the others. */
-			ASSERT(got == &t[4]);
+			/* The oldest half, t1..t4: the thief runs the
+			 * oldest (Volt's first_task; Tokio and Go run the
+			 * newest) and queues the others. */
+			ASSERT(got == &t[1]);
 			ASSERT_EQ(ring_len(&w1->sh->ring), 3);
 			ASSERT_EQ(ring_len(&w0->sh->ring), 3);
 		}
@@ -244,7 +248,8 @@ static void global_batch_capped(void)
 {
 	static struct task t[1000];
 	for (int pf = 0; pf < 2; pf++) {
-		const char *const knobs[] = { pf ? "prefetch=32" : "prefetch=0", NULL };
+		const char *const knobs[] = { pf ? "prefetch=32" : "prefetch=0", "fallback_batch=1",
+					      NULL };
 		struct engine *e;
 		struct runtime *rt = hand_runtime(2, knobs, &e);
 		struct worker *w0 = &rt->workers[0];
@@ -283,9 +288,9 @@ static void latency_p99(struct runtime *rt, void *arg)
 }
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define MMK_REQUESTS "requests=50000"	/* p99 5.01 S and 7.13 S */
+#define MMK_REQUESTS "requests=50000"	/* p99 4.87 S and 6.16 S */
 #else
-#define MMK_REQUESTS "requests=200000"	/* p99 5.25 S and 7.23 S */
+#define MMK_REQUESTS "requests=200000"	/* p99 5.25 S and 6.75 S */
 #endif
 
 /*
@@ -293,8 +298,10 @@ static void latency_p99(struct runtime *rt, void *arg)
  * its code runs (the pre-fetch buffer empty, a global batch's surplus
  * stealable in the ring) sits on the shared-queue curve, p99 within 10% of
  * M/M/16's 5.27 S. The design's private 32-task buffer hides up to 31
- * requests from thieves behind one long service and lifts the tail well
- * above it. Deterministic for the seed: no timing decides.
+ * requests from thieves behind one long service and lifts the tail more
+ * than 15% above it (less than before volt's searchers took one global
+ * task after a failed sweep, which fills no buffer). Deterministic for the
+ * seed: no timing decides.
  */
 static void open_loop_p99_is_mmk(void)
 {
@@ -315,7 +322,7 @@ static void open_loop_p99_is_mmk(void)
 	fprintf(stderr, "    p99 %.3f S, prefetch=32 %.3f S, M/M/16 5.27 S\n", p99 / 1e6,
 		p99_filled / 1e6);
 	ASSERT_NEAR((double)p99, theory, 0.10 * theory);
-	ASSERT((double)p99_filled > 1.2 * theory);
+	ASSERT((double)p99_filled > 1.15 * theory);
 }
 
 /* Each single-mechanism variant is volt with exactly one default changed. */
@@ -452,6 +459,218 @@ static void global_check_waits_for_local_work(void)
 	ASSERT_EQ(w->st.global_tasks, 1);
 	rt_destroy(rt);
 	e->ops->destroy(e);
+}
+
+
+/*
+ * Scheduler.zig tryStealWithLimit: a searcher whose steal sweep finds
+ * nothing pops ONE task under the global lock (nextRemoteTask), where
+ * fallback_batch=1 takes a global batch (clamp(16 / 2, 4, 64) = 8, the
+ * surplus into the ring). A worker that may not search (steal_max=0) goes
+ * on to findWork's final global batch either way.
+ */
+static void global_pop_after_sweep(void)
+{
+	for (int batch = 0; batch < 3; batch++) {
+		const char *const knobs[] = { batch == 1 ? "fallback_batch=1" : "fallback_batch=0",
+					      batch == 2 ? "steal_max=0" : "steal_max=128", NULL };
+		struct engine *e;
+		struct runtime *rt = hand_runtime(2, knobs, &e);
+		struct worker *w0 = &rt->workers[0];
+		struct task t[16];
+		for (int i = 0; i < 16; i++) {
+			task_init(&t[i], &dummy_vt);
+			policy_volt.schedule_remote(rt, &t[i]);
+		}
+		policy_volt.tick_begin(w0);
+		ASSERT(policy_volt.find_work(w0) == &t[0]);
+		ASSERT_EQ(w0->st.steal_attempts, batch == 2 ? 0 : 1);
+		ASSERT_EQ(w0->st.global_batches, 1);
+		uint32_t took = batch == 0 ? 1 : 8;
+		ASSERT_EQ(w0->st.global_tasks, took);
+		ASSERT_EQ(ring_len(&w0->sh->ring), took - 1);
+		ASSERT_EQ(inject_len(&rt->inject), 16 - took);
+		rt_destroy(rt);
+		e->ops->destroy(e);
+	}
+}
+
+/* Counts lock acquisitions of the global queue while a ring overflows. */
+static void overflow_locks(int batch)
+{
+	const char *const knobs[] = { batch ? "overflow_batch=1" : "overflow_batch=0", NULL };
+	struct engine *e;
+	struct runtime *rt = hand_runtime(1, knobs, &e);
+	struct worker *w = &rt->workers[0];
+	static struct task t[RING_CAP + 2];
+	policy_volt.tick_begin(w);
+	for (uint32_t i = 0; i < RING_CAP; i++) {
+		task_init(&t[i], &dummy_vt);
+		rt_push_local(w, &t[i]);
+	}
+	ASSERT_EQ(ring_len(&w->sh->ring), RING_CAP);
+	/* A spawn displaces the slot's task into the full ring. */
+	task_init(&t[RING_CAP], &dummy_vt);
+	task_init(&t[RING_CAP + 1], &dummy_vt);
+	policy_volt.schedule_local(w, &t[RING_CAP], SCHED_SPAWN);	/* slot */
+	uint32_t taken0 = rt->inject.taken;
+	policy_volt.schedule_local(w, &t[RING_CAP + 1], SCHED_SPAWN);	/* t[256] overflows */
+	ASSERT_EQ(w->st.overflows, 1);
+	if (batch) {
+		/* 128 and the new one under one lock. */
+		ASSERT_EQ(rt->inject.taken - taken0, 1);
+		ASSERT_EQ(inject_len(&rt->inject), RING_OVERFLOW_BATCH + 1);
+		ASSERT_EQ(ring_len(&w->sh->ring), RING_CAP - RING_OVERFLOW_BATCH);
+	} else {
+		/* Volt's WorkStealQueue.push: 128 pushes, one lock each; the
+		 * new task stays in the ring, at its tail. */
+		ASSERT_EQ(rt->inject.taken - taken0, RING_OVERFLOW_BATCH);
+		ASSERT_EQ(inject_len(&rt->inject), RING_OVERFLOW_BATCH);
+		ASSERT_EQ(ring_len(&w->sh->ring), RING_CAP - RING_OVERFLOW_BATCH + 1);
+		ASSERT_EQ(w->st.overflow_tasks, RING_OVERFLOW_BATCH);
+	}
+	/* Either way announced, and the oldest went first. */
+	struct task *g[1];
+	ASSERT_EQ(inject_pop_batch(&rt->inject, g, 1), 1);
+	ASSERT(g[0] == &t[0]);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+static void overflow_one_lock_per_task(void)
+{
+	overflow_locks(0);
+	overflow_locks(1);
+}
+
+/*
+ * A flush of the LIFO slot into a full ring (the cap reached) overflows as
+ * a spawn does, and is announced: a parked worker is claimed.
+ */
+static void cap_flush_overflow_notifies(void)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime(2, NULL, &e);
+	struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
+	static struct task t[RING_CAP + 4];
+	uint64_t timeout;
+	policy_volt.tick_begin(w1);
+	ASSERT(policy_volt.find_work(w1) == NULL);
+	ASSERT(policy_volt.park(w1, &timeout));
+	ASSERT(idle_is_parked(&rt->idle, 1));
+	policy_volt.tick_begin(w0);
+	for (uint32_t i = 0; i < RING_CAP; i++) {
+		task_init(&t[i], &dummy_vt);
+		rt_push_local(w0, &t[i]);
+	}
+	/* Three LIFO polls use the cap up; the fourth slot task is flushed
+	 * into the full ring, whose oldest half goes to the global queue:
+	 * the ring's head is then t[128]. */
+	for (int i = 0; i < 4; i++) {
+		spawn_dummy(w0, &t[RING_CAP + i]);
+		struct task *got = policy_volt.find_work(w0);
+		ASSERT(got == (i < 3 ? &t[RING_CAP + i] : &t[RING_OVERFLOW_BATCH]));
+	}
+	ASSERT_EQ(w0->st.overflows, 1);
+	ASSERT(!idle_is_parked(&rt->idle, 1));
+	ASSERT_EQ(w0->st.notifies, 1);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+/*
+ * Scheduler.zig notifyIfWorkPending: the last searcher to park wakes a
+ * worker when any worker's LIFO slot holds a task, though the slot cannot
+ * be stolen. Worker 0 holds a task in its slot; worker 1 searches, finds
+ * nothing and parks as the last searcher: it notifies (claiming itself,
+ * the only parked worker). With the slot empty it does not.
+ */
+static void last_searcher_sees_lifo_slots(void)
+{
+	for (int occupied = 0; occupied < 2; occupied++) {
+		struct engine *e;
+		struct runtime *rt = hand_runtime(2, NULL, &e);
+		struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
+		struct task a;
+		uint64_t timeout;
+		policy_volt.tick_begin(w0);
+		if (occupied) {
+			spawn_dummy(w0, &a);
+			ASSERT(w0->lifo == &a);
+		}
+		policy_volt.tick_begin(w1);
+		ASSERT(policy_volt.find_work(w1) == NULL);
+		ASSERT_EQ(w1->st.steal_attempts, 1);	/* searched */
+		ASSERT(policy_volt.park(w1, &timeout));
+		ASSERT_EQ(w1->st.notifies, occupied ? 1 : 0);
+		ASSERT_EQ(idle_is_parked(&rt->idle, 1), !occupied);
+		rt_destroy(rt);
+		e->ops->destroy(e);
+	}
+}
+
+/*
+ * A parker re-checks every queue when nobody searches at all (stealing
+ * off: nobody ever becomes a searcher), not only as the last searcher: a
+ * publisher that pushed before the parked bit was set saw nobody to wake
+ * and relies on that look. With 2 workers and steal_max=0, worker 1 holds
+ * a task in its ring when worker 0 parks: worker 0's look finds it and
+ * notifies (claiming itself, the only parked worker).
+ */
+static void nobody_searching_rechecks(void)
+{
+	static const char *const knobs[] = { "steal_max=0", NULL };
+	struct engine *e;
+	struct runtime *rt = hand_runtime(2, knobs, &e);
+	struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
+	struct task a;
+	uint64_t timeout;
+	task_init(&a, &dummy_vt);
+	rt_push_local(w1, &a);
+	policy_volt.tick_begin(w0);
+	ASSERT(policy_volt.find_work(w0) == NULL);
+	ASSERT(!w0->searching);
+	ASSERT(policy_volt.park(w0, &timeout));
+	ASSERT_EQ(w0->st.notifies, 1);
+	ASSERT(!idle_is_parked(&rt->idle, 0));
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+/*
+ * Header.zig stealInto: a claim that loses its CAS gives up (the thief
+ * moves on to the next victim); the steal Tokio and Go use retries from
+ * the fresh head. The claim is handed a head value the owner has moved
+ * past since (one pop).
+ */
+static void lost_claim_moves_on(void)
+{
+	static struct ring src, dst;
+	static struct task t[8];
+	for (int retry = 0; retry < 2; retry++) {
+		ring_init(&src);
+		ring_init(&dst);
+		for (int i = 0; i < 8; i++) {
+			task_init(&t[i], &dummy_vt);
+			ASSERT(ring_try_push(&src, &t[i]));
+		}
+		uint64_t stale = atomic_load(&src.head);
+		ASSERT(ring_pop(&src) == &t[0]);
+		struct ring_steal st;
+		enum steal_outcome why = STEAL_OK;
+		bool got = ring_steal_claim_from(&src, &dst, RING_STEAL_MAX, stale, retry, &st, &why);
+		ASSERT_EQ(got, retry);
+		if (retry) {
+			ASSERT_EQ(st.k, 4);	/* ceil(7 / 2) from the fresh head */
+			ASSERT(ring_steal_copy_oldest(&src, &dst, &st) == &t[1]);
+			ring_steal_release(&src, &st);
+			ring_steal_publish(&dst, &st);
+			ASSERT_EQ(ring_len(&dst), 3);
+		} else {
+			ASSERT_EQ(why, STEAL_LOST);
+			ASSERT_EQ(ring_len(&src), 7);
+		}
+	}
 }
 
 static void batch_sizes(void)
@@ -680,5 +899,11 @@ int main(void)
 	RUN(global_check_waits_for_local_work);
 	RUN(more_than_64_workers_refused);
 	RUN(remote_spawn_wakes_parked_worker);
+	RUN(global_pop_after_sweep);
+	RUN(overflow_one_lock_per_task);
+	RUN(cap_flush_overflow_notifies);
+	RUN(last_searcher_sees_lifo_slots);
+	RUN(nobody_searching_rechecks);
+	RUN(lost_claim_moves_on);
 	return 0;
 }

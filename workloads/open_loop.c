@@ -379,7 +379,7 @@ static enum task_poll req_poll(struct task *t, struct worker *w)
 			/* A new earliest deadline wakes the timekeeper, which
 			 * may be parked with a later timeout or none at all
 			 * (rt_sleep_until). */
-			rt_sleep_until(rt, t, rt_now(rt, w) + o->io_ns);
+			rt_sleep_on(w, t, rt_now(rt, w) + o->io_ns);
 			return TASK_PENDING;
 		}
 		s -= s / 2;

@@ -6,8 +6,11 @@
  * spawns them from its own thread. A yield is written the way core/task.h
  * defines it: the task wakes itself during its poll and returns pending, so
  * the core polls it exactly once more, through the policy's yield path
- * (SCHED_YIELD: under Volt and Tokio the back of the local queue, never the
- * LIFO slot). Each task yields `yields` times and completes on its next
+ * (SCHED_YIELD: volt puts the yielded task in the LIFO slot, as Volt's
+ * executeTask reschedules it through tryScheduleLocal; tokio in the
+ * worker's defer list until it runs out of work or reaches a maintenance
+ * tick (yield_now, context::defer); go in the global queue, as Gosched
+ * does; docs/policies.md). Each task yields `yields` times and completes on its next
  * poll, so it is polled exactly yields + 1 times; it writes that count into
  * its own slot when it completes, and verify checks every slot and the
  * total of yields, so a lost, doubled or extra poll fails the run.
