@@ -233,7 +233,103 @@ static int trial_percentiles(const struct run_config *cfg, struct runtime *rt, v
 	return 0;
 }
 
-/* After engine->run returned: check the answer, then take the figures. */
+/*
+ * The work the run declared: T1, the sum of every task's compute
+ * (rt_compute in the ticks that polled a task: struct worker's
+ * task_compute_ns), and the longest single declaration. In the sim also the
+ * work it charges per poll or per spawn (cost work.NAME, core/costs.h),
+ * less what a negative poll.NAME takes back of it (sim_costs_policy_poll
+ * floors a poll's whole charge at 0, not at its work), and halved when
+ * exploring, whose step costs are scaled by [0.5, 1.5) (engine_sim.c
+ * charge). The workloads without either (fib, nqueens, sort with the
+ * built-in costs) declare none, and their bound is 0.
+ */
+static void declared_work(const struct run_config *cfg, const struct runtime *rt,
+			  uint64_t *t1, uint64_t *longest)
+{
+	uint64_t sum = 0, max = 0, units = 0;
+	int64_t unit = 0;
+	if (cfg->sim && cfg->costs && cfg->costs->work) {
+		unit = (int64_t)cfg->costs->work;
+		int64_t rest = (int64_t)cfg->costs->poll +
+			       sim_costs_policy_poll(cfg->costs, cfg->policy->name);
+		if (!cfg->costs->work_per_spawn && rest < 0)
+			unit += rest;
+		if (cfg->explore)
+			unit /= 2;
+		unit = unit > 0 ? unit : 0;
+	}
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		const struct worker *w = &rt->workers[i];
+		sum += w->task_compute_ns;
+		max = w->task_compute_max_ns > max ? w->task_compute_max_ns : max;
+		if (unit)
+			units += sim_costs_work_units(cfg->costs, &w->st);
+	}
+	sum += units * (uint64_t)unit;
+	if (units && (uint64_t)unit > max)
+		max = (uint64_t)unit;
+	*t1 = sum;
+	*longest = max;
+}
+
+/*
+ * No result below its own lower bound (docs/results.md): P workers cannot
+ * finish T1 of declared work in less than T1 / P, nor in less than its
+ * longest piece, and every declared nanosecond must lie in the workers'
+ * busy time inside the run. The threads engine spins each compute on the
+ * clock that times the run and the ticks, so the bound holds there to the
+ * clock's granularity, which is all it allows; the sim's virtual clock is
+ * exact. A run below it (the sim's step is not causal: docs/sim.md) is
+ * refused with -ERANGE, and nothing of it is reported or written.
+ */
+static const char *fmt_span(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000000)
+		snprintf(buf, len, "%.3f us", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+	return buf;
+}
+
+static int check_bound(const struct run_config *cfg, const struct runtime *rt, char *err,
+		       size_t len)
+{
+	char a[32], b[32], c[32], d[32];
+	uint64_t t1, longest, busy = 0;
+	declared_work(cfg, rt, &t1, &longest);
+	if (t1 == 0)
+		return 0;
+	uint64_t span = rt->end_ns > rt->start_ns ? rt->end_ns - rt->start_ns : 0;
+	uint64_t avg = t1 / cfg->workers + (t1 % cfg->workers != 0);
+	uint64_t bound = avg > longest ? avg : longest;
+	uint64_t slack = 0;
+	if (!cfg->sim) {
+		struct timespec res;
+		if (clock_getres(CLOCK_MONOTONIC, &res) == 0)
+			slack = (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
+	}
+	for (uint32_t i = 0; i < cfg->workers; i++)
+		busy += rt->workers[i].st.busy_ns;
+	if (span + slack < bound)
+		return fail(-ERANGE, err, len, "policy %s, %" PRIu32 " workers: makespan %s is "
+			    "below its lower bound %s, max(T1/P, longest task) with T1 = %s of "
+			    "declared work and a longest task of %s; result refused",
+			    cfg->name ? cfg->name : cfg->policy->name, cfg->workers,
+			    fmt_span(a, sizeof a, span), fmt_span(b, sizeof b, bound),
+			    fmt_span(c, sizeof c, t1), fmt_span(d, sizeof d, longest));
+	if (busy + slack * cfg->workers < t1)
+		return fail(-ERANGE, err, len, "policy %s, %" PRIu32 " workers: makespan %s, lower "
+			    "bound %s, but only %s of the %s of declared work lie in the workers' busy "
+			    "time; result refused",
+			    cfg->name ? cfg->name : cfg->policy->name, cfg->workers,
+			    fmt_span(a, sizeof a, span), fmt_span(b, sizeof b, bound),
+			    fmt_span(c, sizeof c, busy), fmt_span(d, sizeof d, t1));
+	return 0;
+}
+
+/* After engine->run returned: check the answer and the bound, then take
+ * the figures. */
 static int collect(const struct run_config *cfg, struct runtime *rt, void *inst,
 		   struct trial *out, struct run_result *acc, char *err, size_t len)
 {
@@ -245,6 +341,9 @@ static int collect(const struct run_config *cfg, struct runtime *rt, void *inst,
 	if (wl->verify(inst, why, sizeof why) != 0)
 		return fail(-EIO, err, len, "%s under %s computed a wrong answer: %s", wl->name,
 			    cfg->policy->name, why[0] ? why : "(no reason given)");
+	int rc = check_bound(cfg, rt, err, len);
+	if (rc)
+		return rc;
 	if (rt->end_ns <= rt->start_ns)
 		return fail(-EIO, err, len, "%s under %s: end time %" PRIu64 " not after start %"
 			    PRIu64, wl->name, cfg->policy->name, rt->end_ns, rt->start_ns);
