@@ -2,7 +2,8 @@
  * test_policy_rayon.c - the rayon policy: fib correct on 1, 2, 3 and 8
  * workers; the jobs-event-counter sleep protocol driven by hand through the
  * counters word (announcing sleepy makes the JEC even, a post makes it odd,
- * a sleepy worker whose JEC moved does not sleep, nor one that sees injected
+ * a sleepy worker whose JEC moved does not sleep but announces again at its
+ * next round, rayon-core's wake_partly; nor does one that sees injected
  * jobs); whom posts and finds wake; knobs; the worker limit; and a remote
  * spawn onto sleeping workers picked up by a woken worker, not by a timeout;
  * the CPU yielded by every idle round before a sleep.
@@ -143,6 +144,46 @@ static void jec_protocol(void)
 	spawn_dummy(w0, &a);
 	ASSERT(p->find_work(w0) == &a);
 	ASSERT_EQ(inactive(word(rt)), 0);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+/*
+ * rayon-core sleep/mod.rs, Sleep::sleep and IdleState::wake_partly: a post
+ * between a worker's announcement and its sleep sends it back to just
+ * before the announcement, not to round 0. With nothing to find, its next
+ * round announces again (the JEC from odd to even) and the one after
+ * sleeps; a restart at round 0 would yield rounds_until_sleepy more rounds
+ * with the JEC left odd.
+ */
+static void wake_partly_reannounces(void)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime(2, NULL, &e);
+	const struct policy *p = &policy_rayon;
+	struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
+	struct task a;
+	uint64_t timeout = 0;
+
+	ASSERT(p->find_work(w0) == NULL);
+	idle_rounds(w0, 33);			/* 32 rounds, the announcement */
+	ASSERT_EQ(jec(word(rt)), 0);		/* even: sleepy */
+	spawn_dummy(w1, &a);			/* the post: odd */
+	ASSERT_EQ(jec(word(rt)), 1);
+	ASSERT(!p->park(w0, &timeout));		/* the JEC moved: no sleep */
+	ASSERT_EQ(sleeping(word(rt)), 0);
+	/* Its owner pops the job: w0's search finds nothing. */
+	ASSERT(p->find_work(w1) == &a);
+	ASSERT(p->find_work(w0) == NULL);
+	ASSERT_EQ(inactive(word(rt)), 1);
+	/* The next round is the announcement again... */
+	ASSERT(!p->park(w0, &timeout));
+	ASSERT_EQ(jec(word(rt)), 2);
+	/* ...and the one after it the sleep. */
+	ASSERT(p->park(w0, &timeout));
+	ASSERT_U64_EQ(timeout, PARK_FOREVER);
+	ASSERT_EQ(sleeping(word(rt)), 1);
+	ASSERT_EQ(rayon_sleep_flag(rt, 0), SLEEPING);
 	rt_destroy(rt);
 	e->ops->destroy(e);
 }
@@ -382,6 +423,7 @@ static void remote_spawn_wakes_sleeper(void)
 int main(void)
 {
 	RUN(jec_protocol);
+	RUN(wake_partly_reannounces);
 	RUN(injected_jobs_prevent_sleep);
 	RUN(wake_counts);
 	RUN(knobs_change_behaviour);
