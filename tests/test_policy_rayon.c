@@ -305,6 +305,55 @@ static void knobs_change_behaviour(void)
 	e->ops->destroy(e);
 }
 
+/*
+ * wake_on_find=0 (work_found): a post counted worker 0, awake and idle, as
+ * the taker of an injected job; worker 0 then leaves the idle state with a
+ * task of its own deque instead (the tick's timer poll put it there), so
+ * the sleeper is woken for the job, knob or not. Without that wake the job
+ * waits while a worker sleeps and nobody looks: `--explore` found it on
+ * every seed of open-loop with I/O.
+ */
+static void find_elsewhere_wakes_for_injected(void)
+{
+	static const char *const knobs[] = { "wake_on_find=0", "rounds_until_sleepy=0", NULL };
+	struct engine *e;
+	struct runtime *rt = hand_runtime(2, knobs, &e);
+	const struct policy *p = &policy_rayon;
+	struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
+	struct task inj, own;
+	uint64_t timeout = 0;
+	ASSERT(p->find_work(w1) == NULL);
+	idle_rounds(w1, 1);
+	ASSERT(p->park(w1, &timeout));
+	ASSERT(p->find_work(w0) == NULL);	/* inactive, awake */
+	ASSERT_EQ(sleeping(word(rt)), 1);
+	ASSERT_EQ(inactive(word(rt)), 2);
+	/* Injected onto an empty injector with one awake idle worker: it is
+	 * counted as the taker, nobody is woken. */
+	spawn_remote(rt, &inj);
+	ASSERT_EQ(rayon_sleep_flag(rt, 1), SLEEPING);
+	/* Its own deque's task (counted as taken by itself, the same way). */
+	spawn_dummy(w0, &own);
+	ASSERT_EQ(rayon_sleep_flag(rt, 1), SLEEPING);
+	ASSERT(p->find_work(w0) == &own);
+	ASSERT_EQ(inactive(word(rt)), 1);
+	ASSERT_EQ(rayon_sleep_flag(rt, 1), NOTIFIED);	/* woken for the injector */
+	ASSERT_EQ(w0->st.notifies, 1);
+	p->unparked(w1, PARK_WOKEN);
+	ASSERT(p->find_work(w1) == &inj);
+	/* With the injector empty, wake_on_find=0 wakes nobody on a find. */
+	ASSERT(p->find_work(w1) == NULL);
+	idle_rounds(w1, 1);
+	ASSERT(p->park(w1, &timeout));
+	ASSERT(p->find_work(w0) == NULL);
+	spawn_dummy(w0, &own);
+	ASSERT(p->find_work(w0) == &own);
+	ASSERT_EQ(w0->st.notifies, 1);
+	ASSERT_EQ(rayon_sleep_flag(rt, 1), SLEEPING);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
 /* random_start=0: the sweep starts at the next worker after the thief. */
 static void fixed_sweep_start(void)
 {
@@ -427,6 +476,7 @@ int main(void)
 	RUN(injected_jobs_prevent_sleep);
 	RUN(wake_counts);
 	RUN(knobs_change_behaviour);
+	RUN(find_elsewhere_wakes_for_injected);
 	RUN(fixed_sweep_start);
 	RUN(worker_limit);
 	RUN(fib_runs);
