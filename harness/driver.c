@@ -257,6 +257,16 @@ static void declared_work(const struct runtime *rt, uint64_t *t1, uint64_t *long
 	*longest = max;
 }
 
+/* A span in us below 1 ms, else in ms. */
+static const char *fmt_span(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000000)
+		snprintf(buf, len, "%.3f us", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+	return buf;
+}
+
 /*
  * No result below its own lower bound (docs/results.md): P workers cannot
  * finish T1 of declared work in less than T1 / P, nor in less than its
@@ -267,15 +277,6 @@ static void declared_work(const struct runtime *rt, uint64_t *t1, uint64_t *long
  * exact. A run below it (the sim's step is not causal: docs/sim.md) is
  * refused with -ERANGE, and nothing of it is reported or written.
  */
-static const char *fmt_span(char *buf, size_t len, uint64_t ns)
-{
-	if (ns < 1000000)
-		snprintf(buf, len, "%.3f us", (double)ns / 1e3);
-	else
-		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
-	return buf;
-}
-
 static int check_bound(const struct run_config *cfg, const struct runtime *rt, char *err,
 		       size_t len)
 {
@@ -304,7 +305,7 @@ static int check_bound(const struct run_config *cfg, const struct runtime *rt, c
 			    fmt_span(c, sizeof c, t1), fmt_span(d, sizeof d, longest));
 	/* Not under --explore: its runs are never reported, their step costs
 	 * are scaled and their I/O comes through the workers' own polls, and
-	 * the sim's open-loop tails (docs/sim.md) would hide the protocol
+	 * the sim's open-loop tails (docs/results.md) would hide the protocol
 	 * findings it is run for. */
 	if (!cfg->explore && busy + slack * cfg->workers < t1)
 		return fail(-ERANGE, err, len, "policy %s, %" PRIu32 " workers: makespan %s, lower "
