@@ -6,13 +6,16 @@
  * next round, rayon-core's wake_partly; nor does one that sees injected
  * jobs); whom posts and finds wake; knobs; the worker limit; and a remote
  * spawn onto sleeping workers picked up by a woken worker, not by a timeout;
- * the CPU yielded by every idle round before a sleep.
+ * the CPU yielded by every idle round before a sleep; wake_on_find=0 with
+ * rounds_until_sleepy=0 clean under --explore-style runs of open-loop with
+ * I/O.
  */
 #include <time.h>
 
 #include "core/costs.h"
 #include "hand_engine.h"
 #include "run_util.h"
+#include "sim_util.h"
 
 extern const struct policy policy_rayon;
 /* policies/rayon.c's test interface. */
@@ -354,6 +357,27 @@ static void find_elsewhere_wakes_for_injected(void)
 	e->ops->destroy(e);
 }
 
+/*
+ * rayon with wake_on_find=0 and rounds_until_sleepy=0 on open-loop with
+ * I/O: an awake idle worker counted as an injected job's taker that leaves
+ * with another task (its own deque's, put there by its tick's timer poll)
+ * must still get a sleeper woken for the job (policies/rayon.c work_found);
+ * without that wake every seed found a lost wakeup.
+ */
+static void explore_rayon_no_wake_on_find_clean(void)
+{
+	static const char *const knobs[] = { "wake_on_find=0", "rounds_until_sleepy=0", NULL };
+	static const char *const params[] = { "requests=200", "io_us=50", NULL };
+	uint64_t seeds = SIM_SANITIZED ? 20 : 100;
+	for (uint64_t seed = 1; seed <= seeds; seed++) {
+		struct sim_out o;
+		sim("rayon", knobs, "open-loop", params, seed % 2 ? 4 : 2, seed, &o);
+		if (o.rc != 0)
+			TEST_FAIL("explore seed %llu: rc %d: %s", (unsigned long long)seed, o.rc,
+				  o.why);
+	}
+}
+
 /* random_start=0: the sweep starts at the next worker after the thief. */
 static void fixed_sweep_start(void)
 {
@@ -477,6 +501,7 @@ int main(void)
 	RUN(wake_counts);
 	RUN(knobs_change_behaviour);
 	RUN(find_elsewhere_wakes_for_injected);
+	RUN(explore_rayon_no_wake_on_find_clean);
 	RUN(fixed_sweep_start);
 	RUN(worker_limit);
 	RUN(fib_runs);

@@ -5,8 +5,7 @@
  * (volt-broken, tokio-broken, volt-timeout-race, volt-ring-early-release,
  * volt-ring-early-publish) are caught within 100 seeds; the real policies
  * show nothing within 1000 (100 under the sanitizers, which make each run
- * 10-50x slower), nor does rayon with wake_on_find=0 rounds_until_sleepy=0
- * on open-loop with I/O.
+ * 10-50x slower).
  */
 #include "sim_util.h"
 
@@ -189,27 +188,6 @@ static void explore_real_policies_clean(void)
 }
 
 /*
- * rayon with wake_on_find=0 and rounds_until_sleepy=0 on open-loop with
- * I/O: an awake idle worker counted as an injected job's taker that leaves
- * with another task (its own deque's, put there by its tick's timer poll)
- * must still get a sleeper woken for the job (policies/rayon.c work_found);
- * without that wake every seed found a lost wakeup.
- */
-static void explore_rayon_no_wake_on_find_clean(void)
-{
-	static const char *const knobs[] = { "wake_on_find=0", "rounds_until_sleepy=0", NULL };
-	static const char *const params[] = { "requests=200", "io_us=50", NULL };
-	uint64_t seeds = SIM_SANITIZED ? 20 : 100;
-	for (uint64_t seed = 1; seed <= seeds; seed++) {
-		struct sim_out o;
-		sim("rayon", knobs, "open-loop", params, seed % 2 ? 4 : 2, seed, &o);
-		if (o.rc != 0)
-			TEST_FAIL("explore seed %llu: rc %d: %s", (unsigned long long)seed, o.rc,
-				  o.why);
-	}
-}
-
-/*
  * Placed tasks (imbalanced's partitions, put on their home workers before
  * the run) run from the workers' first steps, so their run's start is
  * then, not at the start call that exploring defers: as on threads, where
@@ -251,7 +229,6 @@ int main(void)
 	RUN(explore_ring_real_order_clean);
 	RUN(explore_huge_steal_tries_clean);
 	RUN(explore_real_policies_clean);
-	RUN(explore_rayon_no_wake_on_find_clean);
 	RUN(explore_placed_start);
 	return 0;
 }
