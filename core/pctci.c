@@ -65,7 +65,7 @@ void pct_ci_batches(const double (*batch)[PCT_LEVELS], uint32_t nb,
 static void exact_bounds(uint64_t n, double p, uint64_t *l, uint64_t *u)
 {
 	double lp = log(p), lq = log1p(-p), cum = 0;
-	*l = 1;
+	*l = 0;		/* none, unless P(B <= 0) <= 2.5% */
 	*u = n + 1;
 	for (uint64_t k = 0; k <= n; k++) {
 		double pmf = exp(lgamma((double)n + 1) - lgamma((double)k + 1) -
@@ -127,7 +127,9 @@ void pct_ci_order_stats(const struct hist *h, struct pct_ci *out)
 	for (int k = 0; k < PCT_LEVELS; k++) {
 		uint64_t l, u;
 		pct_rank_bounds(h->total, pct_level[k], &l, &u);
-		out->lo[k] = value_at_rank(h, l, 0);
+		out->lo_open[k] = l == 0;
+		out->hi_open[k] = u > h->total;
+		out->lo[k] = l == 0 ? 0 : value_at_rank(h, l, 0);
 		out->hi[k] = value_at_rank(h, u, 1);
 	}
 }

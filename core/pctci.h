@@ -50,6 +50,12 @@ struct pct_ci {
 	enum pct_ci_method method;
 	uint32_t batches;		/* batch means: b */
 	double lo[PCT_LEVELS], hi[PCT_LEVELS];
+	/* Order statistics: too few samples for the data to bound this side
+	 * at 95% (no rank l with P(B <= l - 1) <= 2.5%, or a rank u beyond
+	 * n). lo then holds 0 (a delay is never negative) and hi the
+	 * largest sample; the summary prints the side as "-". One sample
+	 * bounds no side of p50 and only the lower side of p99.99. */
+	bool lo_open[PCT_LEVELS], hi_open[PCT_LEVELS];
 };
 
 /* The method's name in the JSON and the summary: "batch-means-trials",
@@ -70,7 +76,8 @@ void pct_ci_batches(const double (*batch)[PCT_LEVELS], uint32_t nb,
 void pct_ci_order_stats(const struct hist *h, struct pct_ci *out);
 
 /* The ranks (1-based) bounding the p-quantile of n independent samples
- * with 95% coverage; *u may exceed n (no upper bound from the data). */
+ * with 95% coverage; *l is 0 when no rank bounds it from below (P(B <= 0)
+ * > 2.5%), and *u may exceed n (no upper bound from the data). */
 void pct_rank_bounds(uint64_t n, double p, uint64_t *l, uint64_t *u);
 
 /* Percentiles of v[0..n) by nearest rank, as the histogram reports them

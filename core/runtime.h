@@ -97,6 +97,15 @@ struct worker {
 	struct worker_stats st;
 	struct hist sched_delay;	/* runnable -> first poll, sampled */
 	uint64_t tick_t0;
+	/* Declared compute (rt_compute), owner-only, for the run's lower
+	 * bound (harness/driver.c): all of it so far, and the longest single
+	 * declaration, of the tick in progress (tick_compute0: the sum at its
+	 * start) and of the ticks that polled a task, which worker_tick_close
+	 * folds in (task_compute_ns, task_compute_max_ns). A tick that
+	 * polled nothing declared no task's work: what it computed was the
+	 * policy's own (go's runqgrab pause), not the workload's. */
+	uint64_t compute_ns, tick_compute0, tick_compute_max;
+	uint64_t task_compute_ns, task_compute_max_ns;
 	/* --trace: the event log, and what a tick started from. */
 	struct trace_buf trace;
 	uint64_t trace_steals0, trace_global0, park_t0;
@@ -343,9 +352,13 @@ static inline void rt_task_free(struct worker *w, void *p, size_t size)
 		taskpool_free(&w->pool, p);	/* only workers complete tasks */
 }
 
-/* Spend ns of compute in the running task (spin on threads, charge on sim). */
+/* Spend ns of compute in the running task (spin on threads, charge on sim),
+ * counted towards the run's declared work. */
 static inline void rt_compute(struct worker *w, uint64_t ns)
 {
+	w->compute_ns += ns;
+	if (ns > w->tick_compute_max)
+		w->tick_compute_max = ns;
 	w->rt->engine->ops->compute(w->rt->engine, w, ns);
 }
 

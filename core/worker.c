@@ -60,6 +60,8 @@ void worker_tick_open(struct worker *w)
 	w->tick_budget = policy_tick_begin(p, w);
 	w->tick_polls = 0;
 	w->tick_t0 = rt_now(rt, w);
+	w->tick_compute0 = w->compute_ns;
+	w->tick_compute_max = 0;
 	w->in_tick = true;
 	if (w->tracing) {
 		w->trace_steals0 = w->st.steals;
@@ -89,6 +91,9 @@ enum step worker_tick_close(struct worker *w, uint64_t *park_timeout_ns)
 		uint64_t b0 = t0 > rt->start_ns ? t0 : rt->start_ns;
 		uint64_t b1 = rt_finished(rt) && rt->end_ns < t1 ? rt->end_ns : t1;
 		w->st.busy_ns += b1 > b0 ? b1 - b0 : 0;
+		w->task_compute_ns += w->compute_ns - w->tick_compute0;
+		if (w->tick_compute_max > w->task_compute_max_ns)
+			w->task_compute_max_ns = w->tick_compute_max;
 	}
 	policy_tick_end(p, w, polls, t1 - t0);
 	if (polls)

@@ -243,7 +243,92 @@ static int trial_percentiles(const struct run_config *cfg, struct runtime *rt, v
 	return 0;
 }
 
-/* After engine->run returned: check the answer, then take the figures. */
+/*
+ * The work the run declared: T1, the sum of every task's compute
+ * (rt_compute in the ticks that polled a task: struct worker's
+ * task_compute_ns), and the longest single declaration. Both engines spend
+ * it inside the poll that declares it (a spin; the sim's clock moves at
+ * once), so it lies before whatever the poll does next, rt_finish included.
+ * The sim's per-poll work charge (cost work.NAME) is left out: it is
+ * charged after each step, so the last steps' charges lie past the end of
+ * a trial even where nothing else is wrong (fib on 1 worker). Workloads
+ * without rt_compute (fib, nqueens, uts, sort, the shapes without work_ns)
+ * declare none, and their bound is 0.
+ */
+static void declared_work(const struct runtime *rt, uint64_t *t1, uint64_t *longest)
+{
+	uint64_t sum = 0, max = 0;
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		const struct worker *w = &rt->workers[i];
+		sum += w->task_compute_ns;
+		max = w->task_compute_max_ns > max ? w->task_compute_max_ns : max;
+	}
+	*t1 = sum;
+	*longest = max;
+}
+
+/* A span in us below 1 ms, else in ms. */
+static const char *fmt_span(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000000)
+		snprintf(buf, len, "%.3f us", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+	return buf;
+}
+
+/*
+ * No result below its own lower bound (docs/results.md): P workers cannot
+ * finish T1 of declared work in less than T1 / P, nor in less than its
+ * longest piece, and every declared nanosecond must lie in the workers'
+ * busy time inside the run. The threads engine spins each compute on the
+ * clock that times the run and the ticks, so the bound holds there to the
+ * clock's granularity, which is all it allows; the sim's virtual clock is
+ * exact. A run below it (the sim's step is not causal: docs/sim.md) is
+ * refused with -ERANGE, and nothing of it is reported or written.
+ */
+static int check_bound(const struct run_config *cfg, const struct runtime *rt, char *err,
+		       size_t len)
+{
+	char a[32], b[32], c[32], d[32];
+	uint64_t t1, longest, busy = 0;
+	declared_work(rt, &t1, &longest);
+	if (t1 == 0)
+		return 0;
+	uint64_t span = rt->end_ns > rt->start_ns ? rt->end_ns - rt->start_ns : 0;
+	uint64_t avg = t1 / cfg->workers + (t1 % cfg->workers != 0);
+	uint64_t bound = avg > longest ? avg : longest;
+	uint64_t slack = 0;
+	if (!cfg->sim) {
+		struct timespec res;
+		if (clock_getres(CLOCK_MONOTONIC, &res) == 0)
+			slack = (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
+	}
+	for (uint32_t i = 0; i < cfg->workers; i++)
+		busy += rt->workers[i].st.busy_ns;
+	if (span + slack < bound)
+		return fail(-ERANGE, err, len, "policy %s, %" PRIu32 " workers: makespan %s is "
+			    "below its lower bound %s, max(T1/P, longest task) with T1 = %s of "
+			    "declared work and a longest task of %s; result refused",
+			    cfg->name ? cfg->name : cfg->policy->name, cfg->workers,
+			    fmt_span(a, sizeof a, span), fmt_span(b, sizeof b, bound),
+			    fmt_span(c, sizeof c, t1), fmt_span(d, sizeof d, longest));
+	/* Not under --explore: its runs are never reported, their step costs
+	 * are scaled and their I/O comes through the workers' own polls, and
+	 * the sim's open-loop tails (docs/results.md) would hide the protocol
+	 * findings it is run for. */
+	if (!cfg->explore && busy + slack * cfg->workers < t1)
+		return fail(-ERANGE, err, len, "policy %s, %" PRIu32 " workers: makespan %s, lower "
+			    "bound %s, but only %s of the %s of declared work lie in the workers' busy "
+			    "time; result refused",
+			    cfg->name ? cfg->name : cfg->policy->name, cfg->workers,
+			    fmt_span(a, sizeof a, span), fmt_span(b, sizeof b, bound),
+			    fmt_span(c, sizeof c, busy), fmt_span(d, sizeof d, t1));
+	return 0;
+}
+
+/* After engine->run returned: check the answer and the bound, then take
+ * the figures. */
 static int collect(const struct run_config *cfg, struct runtime *rt, void *inst,
 		   struct trial *out, struct run_result *acc, char *err, size_t len)
 {
@@ -255,6 +340,9 @@ static int collect(const struct run_config *cfg, struct runtime *rt, void *inst,
 	if (wl->verify(inst, why, sizeof why) != 0)
 		return fail(-EIO, err, len, "%s under %s computed a wrong answer: %s", wl->name,
 			    cfg->policy->name, why[0] ? why : "(no reason given)");
+	int rc = check_bound(cfg, rt, err, len);
+	if (rc)
+		return rc;
 	if (rt->end_ns <= rt->start_ns)
 		return fail(-EIO, err, len, "%s under %s: end time %" PRIu64 " not after start %"
 			    PRIu64, wl->name, cfg->policy->name, rt->end_ns, rt->start_ns);

@@ -510,7 +510,7 @@ static int explore_one_child(const struct run_config *cfg)
 		if (rc)
 			fprintf(stderr, "harness: %s\n", err);
 		fflush(NULL);
-		_exit(rc == 0 ? 0 : rc == -ETIMEDOUT ? 3 : rc == -EPROTO ? 4 : 1);
+		_exit(rc == 0 ? 0 : rc == -ETIMEDOUT ? 3 : rc == -EPROTO ? 4 : rc == -ERANGE ? 5 : 1);
 	}
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
@@ -527,6 +527,7 @@ static const char *explore_what(int code)
 	case 1: return "a wrong answer or a lost task";
 	case 3: return "a stall";
 	case 4: return "a broken invariant (of the sleep protocol: a lost wakeup in the making; or of a ring: a steal taking what is not there)";
+	case 5: return "a makespan below its lower bound, max(T1/P, longest task), or declared work missing from the busy time";
 	default: return code > 128 ? "a crash (a failed check, e.g. a task run twice)" : "a failure";
 	}
 }

@@ -191,17 +191,25 @@ static void print_trials(FILE *f, const struct run_config *cfg, const struct run
 		fprintf(f, "baseline skipped (--no-baseline): no overhead figures\n");
 }
 
-/* A value and its interval in the value's unit: "107.33 us [103.23, 108.48]". */
-static void fmt_ci(char *buf, size_t len, double v, double lo, double hi, bool has_ci)
+/* A value and its interval in the value's unit: "107.33 us [103.23, 108.48]";
+ * a side the samples do not bound (struct pct_ci's lo_open, hi_open) is
+ * "-": one sample's p99.99 is "735.73 us [735.73, -]", never an exact
+ * [x, x]. */
+static void fmt_ci(char *buf, size_t len, double v, const struct pct_ci *ci, int k)
 {
 	double unit = v < 1e3 ? 1 : v < 1e6 ? 1e3 : v < 1e9 ? 1e6 : 1e9;
 	const char *name = v < 1e3 ? "ns" : v < 1e6 ? "us" : v < 1e9 ? "ms" : "s";
 	int prec = unit == 1 ? 0 : 2;
-	if (has_ci)
-		snprintf(buf, len, "%.*f %s [%.*f, %.*f]", prec, v / unit, name, prec, lo / unit,
-			 prec, hi / unit);
-	else
+	char lo[32] = "-", hi[32] = "-";
+	if (ci->method == PCT_CI_NONE) {
 		snprintf(buf, len, "%.*f %s", prec, v / unit, name);
+		return;
+	}
+	if (!ci->lo_open[k])
+		snprintf(lo, sizeof lo, "%.*f", prec, ci->lo[k] / unit);
+	if (!ci->hi_open[k])
+		snprintf(hi, sizeof hi, "%.*f", prec, ci->hi[k] / unit);
+	snprintf(buf, len, "%.*f %s [%s, %s]", prec, v / unit, name, lo, hi);
 }
 
 /* How the percentiles' intervals were taken (core/pctci.h). */
@@ -231,8 +239,7 @@ static void print_percentiles(FILE *f, const struct hist *h, const struct pct_ci
 	for (int k = 0; k < PCT_LEVELS; k++) {
 		if (!show[k])
 			continue;
-		fmt_ci(d, sizeof d, (double)hist_percentile(h, pct_level[k]), ci->lo[k], ci->hi[k],
-		       ci->method != PCT_CI_NONE);
+		fmt_ci(d, sizeof d, (double)hist_percentile(h, pct_level[k]), ci, k);
 		fprintf(f, " %s %s,", pct_label[k], d);
 	}
 	fmt_duration(d, sizeof d, (double)h->max);
@@ -884,8 +891,18 @@ static json_t *pct_ci_json(const struct pct_ci *ci)
 			      (json_int_t)(ci->method == PCT_CI_ORDER_STATS ? 0 : ci->batches));
 	int rc = o ? 0 : -ENOMEM;
 
-	for (int k = 0; k < PCT_LEVELS && rc == 0 && ci->method != PCT_CI_NONE; k++)
-		rc = put(o, pct_key[k], json_pack("{s:f, s:f}", "lo", ci->lo[k], "hi", ci->hi[k]));
+	for (int k = 0; k < PCT_LEVELS && rc == 0 && ci->method != PCT_CI_NONE; k++) {
+		json_t *iv = json_pack("{s:f, s:f}", "lo", ci->lo[k], "hi", ci->hi[k]);
+		/* A side the samples do not bound says so (struct pct_ci). */
+		if (iv && ci->lo_open[k])
+			rc |= put(iv, "lo_open", json_true());
+		if (iv && ci->hi_open[k])
+			rc |= put(iv, "hi_open", json_true());
+		if (rc)
+			json_decref(iv);
+		else
+			rc = put(o, pct_key[k], iv);
+	}
 	return done(o, rc);
 }
 

@@ -81,6 +81,8 @@
  *  - Rayon wakes a worker whose latch (a join) is set; continuations here
  *    are pushed on the finishing worker's deque instead, so there are no
  *    latch wakes.
+ *  - wake_on_find=0 (Rayon always wakes min(sleepers, 2) on a find) still
+ *    wakes one sleeper while the injector holds jobs (work_found).
  *  - Was the deque empty before a local push? Rayon reads it before the
  *    push; here the slow path reads the length after it (<= 1), which
  *    differs only when a thief stole concurrently, and keeps the post's
@@ -114,7 +116,7 @@ static const struct knob_def rayon_knobs[RAYON_NKNOBS] = {
 	[RAYON_ROUNDS_UNTIL_SLEEPY] = { "rounds_until_sleepy", 32, 0, 1e9, true,
 					"failed find-work rounds before announcing sleepy (one more, then sleep)" },
 	[RAYON_WAKE_ON_FIND] = { "wake_on_find", 2, 0, THREADS_MAX, true,
-				 "sleepers a worker wakes when it leaves the idle state with work" },
+				 "sleepers a worker wakes when it leaves the idle state with work (0: still one while the injector holds jobs)" },
 	[RAYON_WAKE_ON_POST] = { "wake_on_post", 1, 0, 1, true,
 				 "posting a job wakes min(jobs, sleepers) sleepers; 0 = only wake on find "
 				 "(needs park_timeout_ns > 0)" },
@@ -420,15 +422,37 @@ static struct task *steal_sweep(struct worker *w)
 	}
 }
 
-/* Rayon's work_found: active again; wake up to wake_on_find sleepers. */
+/*
+ * Rayon's work_found (rayon-core src/sleep/mod.rs, Sleep::work_found, and
+ * counters.rs sub_idle_thread): active again; wake up to wake_on_find
+ * sleepers.
+ *
+ * That wake also repairs a post that counted this worker, awake and idle,
+ * as the taker of an injected job (new_jobs) while it leaves the idle state
+ * with other work: a task of its own deque (the tick's timer or I/O poll
+ * put it there) or a stolen one. With wake_on_find=0 nobody else would look
+ * at the injector until this worker's deque ran dry: `--explore` finds it
+ * at once on open-loop with I/O (rounds_until_sleepy=0 makes sleepers
+ * plentiful). So wake_on_find=0 still wakes one sleeper while the injector
+ * holds jobs (docs/policies.md). The fence pairs with rayon_schedule_remote's
+ * (push, fence, counters load), after our seq_cst RMW of the counters:
+ * either the poster's load sees our decrement, and it does not count us as
+ * a taker, or our load of the injector's length sees its push.
+ */
 static __attribute__((noinline)) void work_found(struct worker *w)
 {
-	struct rayon *r = R(w->rt);
+	struct runtime *rt = w->rt;
+	struct rayon *r = R(rt);
 	RW(w)->inactive = false;
 	uint64_t prev = atomic_fetch_sub_explicit(&r->counters, ONE_INACTIVE, memory_order_seq_cst);
-	uint32_t k = c_sleeping(prev) < r->wake_on_find ? c_sleeping(prev) : r->wake_on_find;
+	uint32_t want = r->wake_on_find;
+	if (want == 0 && c_sleeping(prev)) {
+		idle_fence_recheck();
+		want = inject_len(&rt->inject) != 0;
+	}
+	uint32_t k = c_sleeping(prev) < want ? c_sleeping(prev) : want;
 	if (k)
-		wake_any(w->rt, w, k);
+		wake_any(rt, w, k);
 }
 
 /* The injector: up to inject_batch tasks in one lock acquisition; the first

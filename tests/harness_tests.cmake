@@ -84,6 +84,13 @@ add_result_test(harness_install
                 ${CMAKE_COMMAND} ${CMAKE_BINARY_DIR})
 set_tests_properties(harness_install PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
 
+# test_bound.sh: a run below its lower bound, max(T1/P, longest task), is
+# refused with one line and no result; runs within it are written.
+add_result_test(harness_bound
+                ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_bound.sh
+                $<TARGET_FILE:harness>)
+set_tests_properties(harness_bound PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
+
 # test_answers.sh: UTS T1 and T3, N-queens 13 and 14, their counts read back
 # from the result file. Release builds only: the sanitizers would make them
 # minutes long, and the smaller trees run under them in test_wl_*.

@@ -245,4 +245,24 @@ print(rows)
 EOF
 pass "--hdr of open-loop (3 and 2 digits) and fib: byte for byte HdrHistogram_c's printer ($(cat out) rows)"
 
+# One request: its one latency bounds no side of p50 and only the lower side
+# of p99.99 (core/pctci.h). The summary prints an open side as "-", never an
+# exact [x, x], and the file marks it (lo_open, hi_open).
+"$harness" --policy=volt --workload=open-loop --engine=sim --workers 4 --param requests=1 \
+	--warmup 0 --trials 1 --no-baseline --json one.json >out 2>err </dev/null ||
+	fail "one request: exit status $?"
+line=$(grep '^end-to-end latency' out)
+grep -Eq 'p50 [0-9.]+ us \[-, -\],' <<<"$line" || fail "one request: p50 not [-, -]: $line"
+grep -Eq 'p99\.99 ([0-9.]+) us \[\1, -\],' <<<"$line" || fail "one request: p99.99 not [x, -]: $line"
+! grep -Eq '\[([0-9.]+), \1\]' <<<"$line" || fail "one request: an exact [x, x]: $line"
+"$py" - one.json >out 2>&1 <<'EOF' || fail "one request: the file's open sides: $(cat out)"
+import json, sys
+ci = json.load(open(sys.argv[1]))["histograms"]["end_to_end_ns"]["ci95"]
+assert ci["method"] == "order-statistics", ci
+assert ci["p50"].get("lo_open") is True and ci["p50"].get("hi_open") is True, ci["p50"]
+assert ci["p50"]["lo"] == 0, ci["p50"]
+assert "lo_open" not in ci["p99_99"] and ci["p99_99"].get("hi_open") is True, ci["p99_99"]
+EOF
+pass "one request: open sides printed as - and marked in the file"
+
 echo "test_hist_json: $passed passed, $failed failed"

@@ -3,6 +3,8 @@
  *
  *  - the order-statistic ranks against the binomial, summed here
  *    independently (a pmf recurrence, not lgamma), and a textbook case;
+ *  - one sample: the sides it cannot bound are open, never [x, x]; the
+ *    lower bound read at the bottom of its bucket, the upper at the top;
  *  - coverage, by simulation with a fixed seed (so the figures are exact
  *    and repeatable): order-statistic intervals of 1000 exponential
  *    samples hold the true p50, p90 and p99 in about 95% of 2000 draws;
@@ -59,6 +61,84 @@ static void ranks(void)
 		ASSERT(1 - binom_cdf(n, q, u - 1) <= 0.025 + 1e-12);
 		ASSERT(1 - binom_cdf(n, q, u - 2) > 0.025);
 	}
+}
+
+/*
+ * Too few samples to bound a side: one sample bounds neither side of p50
+ * (P(B <= 0) = 1/2) and only the lower side of p99.99; the open sides say
+ * so and hold 0 and the sample, so the interval never reads as an exact
+ * [x, x].
+ */
+static void one_sample(void)
+{
+	uint64_t l, u;
+	pct_rank_bounds(1, 50, &l, &u);
+	ASSERT_U64_EQ(l, 0);
+	ASSERT_U64_EQ(u, 2);
+	pct_rank_bounds(1, 99.99, &l, &u);
+	ASSERT_U64_EQ(l, 1);
+	ASSERT_U64_EQ(u, 2);
+	struct hist h;
+	ASSERT_EQ(hist_init(&h, 3, HIST_HIGHEST_NS), 0);
+	hist_record(&h, 735730);
+	struct pct_ci ci;
+	pct_ci_order_stats(&h, &ci);
+	ASSERT_EQ(ci.method, PCT_CI_ORDER_STATS);
+	for (int k = 0; k < PCT_LEVELS; k++) {
+		ASSERT(ci.hi_open[k]);
+		ASSERT(ci.hi[k] == (double)h.max);
+		/* p50 and p90: (1 - q) > 2.5%; p99 and above: x(1) bounds it. */
+		ASSERT(ci.lo_open[k] == (pct_level[k] < 97.5));
+		ASSERT(ci.lo[k] == (ci.lo_open[k] ? 0 : (double)h.min));
+	}
+	/* Enough samples bound both sides. */
+	for (uint64_t v = 1; v <= 1000; v++)
+		hist_record(&h, v * 1000);
+	pct_ci_order_stats(&h, &ci);
+	for (int k = 0; k < 3; k++)
+		ASSERT(!ci.lo_open[k] && !ci.hi_open[k]);
+	hist_destroy(&h);
+}
+
+/*
+ * One trial's order-statistic interval reads its lower bound at the bottom
+ * of x(l)'s histogram bucket and its upper bound at the top of x(u)'s: a
+ * bucket holds every value between, so only then does [lo, hi] contain
+ * [x(l), x(u)] whatever the samples were. The samples here are exact values
+ * spread over buckets 512 to 1024 ns wide (3 digits near 1 to 2 ms), none
+ * at a bucket's edge; reading lo at the top of its bucket puts it above
+ * x(l).
+ */
+static void order_stats_bucket_edges(void)
+{
+	enum { N = 2000 };
+	uint64_t *v = malloc(N * sizeof *v);
+	struct hist h;
+	ASSERT(v);
+	ASSERT_EQ(hist_init(&h, 3, HIST_HIGHEST_NS), 0);
+	for (uint64_t i = 0; i < N; i++) {
+		v[i] = 1000000 + i * 517 + 101;
+		hist_record(&h, v[i]);
+	}
+	struct pct_ci ci;
+	pct_ci_order_stats(&h, &ci);
+	for (int k = 0; k < PCT_LEVELS; k++) {
+		uint64_t l, u;
+		pct_rank_bounds(N, pct_level[k], &l, &u);
+		ASSERT(l >= 2);
+		/* p99.9 and p99.99 of 2000: no sample bounds the upper side. */
+		ASSERT(ci.hi_open[k] == (u > N));
+		uint64_t xl = v[l - 1], xu = v[(u <= N ? u : N) - 1];	/* v is sorted */
+		ASSERT(hist_lowest_equivalent(&h, xl) < xl);
+		fprintf(stderr, "    %s: x(%llu) = %llu, lo %.0f; x(%llu) = %llu, hi %.0f\n",
+			pct_label[k], (unsigned long long)l, (unsigned long long)xl, ci.lo[k],
+			(unsigned long long)u, (unsigned long long)xu, ci.hi[k]);
+		ASSERT(ci.lo[k] == (double)hist_lowest_equivalent(&h, xl));
+		ASSERT(ci.lo[k] <= (double)xl && (double)xu <= ci.hi[k]);
+		ASSERT(!ci.lo_open[k]);
+	}
+	hist_destroy(&h);
+	free(v);
 }
 
 static void t_quantiles(void)
@@ -277,6 +357,8 @@ static void median_rule(void)
 int main(void)
 {
 	RUN(ranks);
+	RUN(one_sample);
+	RUN(order_stats_bucket_edges);
 	RUN(median_rule);
 	RUN(t_quantiles);
 	RUN(order_statistics_coverage);

@@ -2,16 +2,20 @@
  * test_policy_rayon.c - the rayon policy: fib correct on 1, 2, 3 and 8
  * workers; the jobs-event-counter sleep protocol driven by hand through the
  * counters word (announcing sleepy makes the JEC even, a post makes it odd,
- * a sleepy worker whose JEC moved does not sleep, nor one that sees injected
+ * a sleepy worker whose JEC moved does not sleep but announces again at its
+ * next round, rayon-core's wake_partly; nor does one that sees injected
  * jobs); whom posts and finds wake; knobs; the worker limit; and a remote
  * spawn onto sleeping workers picked up by a woken worker, not by a timeout;
- * the CPU yielded by every idle round before a sleep.
+ * the CPU yielded by every idle round before a sleep; wake_on_find=0 with
+ * rounds_until_sleepy=0 clean under --explore-style runs of open-loop with
+ * I/O.
  */
 #include <time.h>
 
 #include "core/costs.h"
 #include "hand_engine.h"
 #include "run_util.h"
+#include "sim_util.h"
 
 extern const struct policy policy_rayon;
 /* policies/rayon.c's test interface. */
@@ -147,6 +151,46 @@ static void jec_protocol(void)
 	e->ops->destroy(e);
 }
 
+/*
+ * rayon-core sleep/mod.rs, Sleep::sleep and IdleState::wake_partly: a post
+ * between a worker's announcement and its sleep sends it back to just
+ * before the announcement, not to round 0. With nothing to find, its next
+ * round announces again (the JEC from odd to even) and the one after
+ * sleeps; a restart at round 0 would yield rounds_until_sleepy more rounds
+ * with the JEC left odd.
+ */
+static void wake_partly_reannounces(void)
+{
+	struct engine *e;
+	struct runtime *rt = hand_runtime(2, NULL, &e);
+	const struct policy *p = &policy_rayon;
+	struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
+	struct task a;
+	uint64_t timeout = 0;
+
+	ASSERT(p->find_work(w0) == NULL);
+	idle_rounds(w0, 33);			/* 32 rounds, the announcement */
+	ASSERT_EQ(jec(word(rt)), 0);		/* even: sleepy */
+	spawn_dummy(w1, &a);			/* the post: odd */
+	ASSERT_EQ(jec(word(rt)), 1);
+	ASSERT(!p->park(w0, &timeout));		/* the JEC moved: no sleep */
+	ASSERT_EQ(sleeping(word(rt)), 0);
+	/* Its owner pops the job: w0's search finds nothing. */
+	ASSERT(p->find_work(w1) == &a);
+	ASSERT(p->find_work(w0) == NULL);
+	ASSERT_EQ(inactive(word(rt)), 1);
+	/* The next round is the announcement again... */
+	ASSERT(!p->park(w0, &timeout));
+	ASSERT_EQ(jec(word(rt)), 2);
+	/* ...and the one after it the sleep. */
+	ASSERT(p->park(w0, &timeout));
+	ASSERT_U64_EQ(timeout, PARK_FOREVER);
+	ASSERT_EQ(sleeping(word(rt)), 1);
+	ASSERT_EQ(rayon_sleep_flag(rt, 0), SLEEPING);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
 /* A sleepy worker whose JEC did not move still does not sleep if the
  * injector holds jobs (Rayon's guard against a wrapped JEC). */
 static void injected_jobs_prevent_sleep(void)
@@ -262,6 +306,76 @@ static void knobs_change_behaviour(void)
 	ASSERT_EQ(rayon_sleep_flag(rt, 1), SLEEPING);
 	rt_destroy(rt);
 	e->ops->destroy(e);
+}
+
+/*
+ * wake_on_find=0 (work_found): a post counted worker 0, awake and idle, as
+ * the taker of an injected job; worker 0 then leaves the idle state with a
+ * task of its own deque instead (the tick's timer poll put it there), so
+ * the sleeper is woken for the job, knob or not. Without that wake the job
+ * waits while a worker sleeps and nobody looks: `--explore` found it on
+ * every seed of open-loop with I/O.
+ */
+static void find_elsewhere_wakes_for_injected(void)
+{
+	static const char *const knobs[] = { "wake_on_find=0", "rounds_until_sleepy=0", NULL };
+	struct engine *e;
+	struct runtime *rt = hand_runtime(2, knobs, &e);
+	const struct policy *p = &policy_rayon;
+	struct worker *w0 = &rt->workers[0], *w1 = &rt->workers[1];
+	struct task inj, own;
+	uint64_t timeout = 0;
+	ASSERT(p->find_work(w1) == NULL);
+	idle_rounds(w1, 1);
+	ASSERT(p->park(w1, &timeout));
+	ASSERT(p->find_work(w0) == NULL);	/* inactive, awake */
+	ASSERT_EQ(sleeping(word(rt)), 1);
+	ASSERT_EQ(inactive(word(rt)), 2);
+	/* Injected onto an empty injector with one awake idle worker: it is
+	 * counted as the taker, nobody is woken. */
+	spawn_remote(rt, &inj);
+	ASSERT_EQ(rayon_sleep_flag(rt, 1), SLEEPING);
+	/* Its own deque's task (counted as taken by itself, the same way). */
+	spawn_dummy(w0, &own);
+	ASSERT_EQ(rayon_sleep_flag(rt, 1), SLEEPING);
+	ASSERT(p->find_work(w0) == &own);
+	ASSERT_EQ(inactive(word(rt)), 1);
+	ASSERT_EQ(rayon_sleep_flag(rt, 1), NOTIFIED);	/* woken for the injector */
+	ASSERT_EQ(w0->st.notifies, 1);
+	p->unparked(w1, PARK_WOKEN);
+	ASSERT(p->find_work(w1) == &inj);
+	/* With the injector empty, wake_on_find=0 wakes nobody on a find. */
+	ASSERT(p->find_work(w1) == NULL);
+	idle_rounds(w1, 1);
+	ASSERT(p->park(w1, &timeout));
+	ASSERT(p->find_work(w0) == NULL);
+	spawn_dummy(w0, &own);
+	ASSERT(p->find_work(w0) == &own);
+	ASSERT_EQ(w0->st.notifies, 1);
+	ASSERT_EQ(rayon_sleep_flag(rt, 1), SLEEPING);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+/*
+ * rayon with wake_on_find=0 and rounds_until_sleepy=0 on open-loop with
+ * I/O: an awake idle worker counted as an injected job's taker that leaves
+ * with another task (its own deque's, put there by its tick's timer poll)
+ * must still get a sleeper woken for the job (policies/rayon.c work_found);
+ * without that wake every seed found a lost wakeup.
+ */
+static void explore_rayon_no_wake_on_find_clean(void)
+{
+	static const char *const knobs[] = { "wake_on_find=0", "rounds_until_sleepy=0", NULL };
+	static const char *const params[] = { "requests=200", "io_us=50", NULL };
+	uint64_t seeds = SIM_SANITIZED ? 20 : 100;
+	for (uint64_t seed = 1; seed <= seeds; seed++) {
+		struct sim_out o;
+		sim("rayon", knobs, "open-loop", params, seed % 2 ? 4 : 2, seed, &o);
+		if (o.rc != 0)
+			TEST_FAIL("explore seed %llu: rc %d: %s", (unsigned long long)seed, o.rc,
+				  o.why);
+	}
 }
 
 /* random_start=0: the sweep starts at the next worker after the thief. */
@@ -382,9 +496,12 @@ static void remote_spawn_wakes_sleeper(void)
 int main(void)
 {
 	RUN(jec_protocol);
+	RUN(wake_partly_reannounces);
 	RUN(injected_jobs_prevent_sleep);
 	RUN(wake_counts);
 	RUN(knobs_change_behaviour);
+	RUN(find_elsewhere_wakes_for_injected);
+	RUN(explore_rayon_no_wake_on_find_clean);
 	RUN(fixed_sweep_start);
 	RUN(worker_limit);
 	RUN(fib_runs);

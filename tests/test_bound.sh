@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+#
+# test_bound.sh - no result below its own lower bound (harness/driver.c
+# check_bound, docs/results.md): a run whose makespan is below
+# max(T1/P, longest task), T1 the compute its tasks declared, or whose
+# declared work does not lie in the workers' busy time, exits 1 with one
+# line naming the policy, the workers, the makespan and the bound, and
+# writes no result. The refused runs are the sim's (its step is not
+# causal, docs/sim.md: rayon, central-queue, go and blumofe-leiserson
+# finish imbalanced below the floor); volt's run of the same shape, and a
+# threads run, stay within it and are written.
+#
+#   test_bound.sh HARNESS
+set -u
+harness=${1:?usage: test_bound.sh HARNESS}
+py=/usr/bin/python3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_bound.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+testlib_name=test_bound
+. "$(dirname "$0")/testlib.sh"
+
+# 1, 1, 2 and 3 ms of 100 us leaves: T1 = 7 ms.
+shape=(--workload=imbalanced --param t0_ms=1 --param t1_ms=1 --param t2_ms=2 --param t3_ms=3)
+small=("${shape[@]}" --trials 1 --warmup 0 --no-baseline --quiet)
+
+# refused NAME PATTERN ARGS...: exit 1, stderr one line matching PATTERN, no
+# result file (r.json, or r.POLICY.json of several), no "result:" line.
+refused() {
+	local name=$1 pattern=$2
+	shift 2
+	rm -f "$tmp"/r*.json
+	"$harness" "$@" --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ "$rc" -eq 1 ] || fail "$name: exit status $rc, expected 1"
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$name: stderr is not one line"
+	grep -Eq "$pattern" "$tmp/err" || fail "$name: stderr does not match /$pattern/"
+	! compgen -G "$tmp/r*.json" >/dev/null || fail "$name: a result file was written"
+	! grep -q '^result:' "$tmp/out" || fail "$name: a result was announced"
+	pass "$name"
+}
+
+# 4 workers: T1/P = 1.75 ms; the sim's rayon ends at 1.702 ms.
+refused "sim rayon 4 workers below T1/P" \
+	'^harness: policy rayon, 4 workers: makespan 1\.702 ms is below its lower bound 1\.750 ms, max\(T1/P, longest task\) with T1 = 7\.000 ms of declared work and a longest task of 100\.000 us; result refused$' \
+	--engine=sim --policy=rayon --workers 4 "${small[@]}"
+# 128 workers: T1/P = 54.7 us, but no run beats its longest leaf, 100 us;
+# central-queue's ends at 4.3 us.
+refused "sim central-queue 128 workers below its longest task" \
+	'^harness: policy central-queue, 128 workers: makespan [0-9.]+ us is below its lower bound 100\.000 us,' \
+	--engine=sim --policy=central-queue --workers 128 "${small[@]}"
+# Several policies in one run: one below its bound refuses the run, and no
+# policy's file is written.
+refused "sim volt,rayon: the run refused" '^harness: policy rayon, 4 workers: makespan' \
+	--engine=sim --policy=volt,rayon --workers 4 "${small[@]}"
+
+# --explore reports it as what it is, not as a lost task.
+"$harness" --engine=sim --policy=rayon --workers 256 "${shape[@]}" --explore-seed 1 \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "explore: exit status $rc, expected 1"
+grep -q 'seed 1 found a makespan below its lower bound' "$tmp/out" ||
+	fail "explore: the finding is not named"
+pass "explore: a makespan below its bound named as such"
+
+# written NAME MIN_NS ARGS...: exit 0, a result whose makespan is at least
+# MIN_NS.
+written() {
+	local name=$1 min=$2
+	shift 2
+	rm -f "$tmp/r.json"
+	"$harness" "$@" --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err" ||
+		fail "$name: exit status $?"
+	"$py" - "$tmp/r.json" "$min" >"$tmp/out" 2>&1 <<'PY' || fail "$name: $(cat "$tmp/out")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+for t in r["trials"]:
+    assert t["makespan_ns"] >= int(sys.argv[2]), t["makespan_ns"]
+PY
+	pass "$name"
+}
+written "sim volt 4 workers within its bound" 1750000 --engine=sim --policy=volt --workers 4 "${small[@]}"
+written "threads volt 2 workers within its bound" 3500000 --policy=volt --workers 2 "${small[@]}"
+# More workers than this machine may have cores: the OS takes spins away
+# and gives them back, and the bound still holds.
+written "threads rayon 4 workers within its bound" 1750000 --policy=rayon --workers 4 "${small[@]}"
+testlib_done
