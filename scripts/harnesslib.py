@@ -952,7 +952,7 @@ def label_of(item, keys, knobs=None):
             if own is None or k in own:
                 knobs.append("%s=%s" % (k[5:], v))
         else:
-            name = k.split(".", 1)[1] if _scope(k) else k
+            name = k.split(".", 1)[1] if "." in k else k
             parts.append("%s=%s" % (name, v))
     if knobs:
         brackets = "[%s]" % ",".join(knobs)
