@@ -47,6 +47,10 @@ One result file: Result
     baseline_ns() -> float | None            median sequential baseline wall time
     mean_service_ns() -> float | None        open-loop: params.service_us in ns
     offered_load() -> float | None           open-loop: params.load
+    requests_per_trial() -> [int]            open-loop: each trial's schedule size as run
+                                             (metrics.requests: the resolved count when the
+                                             requests parameter is 0, automatic), distinct,
+                                             ascending; [] for other workloads
 
 Configurations
     flat_config(result) -> {key: value}      keys: policy workload engine workers seed
@@ -83,7 +87,7 @@ A configuration: Group (several files of one configuration pooled)
                                              (trials[].percentiles), around the merged one
     utilization_per_worker(), baseline_ns(), latency_histogram_name(),
     sample_count(name=None), counter(name) (summed over the files),
-    mean_service_ns(), offered_load()
+    mean_service_ns(), offered_load(), requests_per_trial()
 
 Histograms (lossless, from a histogram's `buckets`)
     Histogram.from_json(h) -> Histogram      HistogramError without buckets
@@ -115,6 +119,10 @@ Figure styles (shared by matplotlib and gnuplot)
 
 Formatting
     fmt_value(v) -> str                      3 -> "3", 0.7 -> "0.7", None -> ""
+    fmt_named(key, v) -> str                 fmt_value, or an enumerated value's name
+                                             (param.dist 1 -> "exponential")
+    fmt_requests(items) -> str | None        "150000 requests", "10000/15549 requests (auto)"
+    CI_METHODS                               {ci95 method: what it is, in words}
     time_unit(ns) -> (name, divisor)         a readable unit for values up to ns
     fmt_ns(ns, digits=3) -> str              "12.3 us"
     LEVEL_TICKS                              [(1/(1-p), label)] for percentile axes
@@ -607,6 +615,23 @@ class _Figures:
         v = self.config.get("params", {}).get("load")
         return None if v is None else float(v)
 
+    def requests_per_trial(self):
+        """The schedule sizes the trials ran (metrics.requests), distinct and
+        ascending: with requests=0 (automatic) the harness resolves the count
+        from the load and the workers (docs/open-loop.md) and records it only
+        there. Files without that metric give params.requests when it is set;
+        [] when neither says."""
+        got = set()
+        for t in self.trials:
+            v = (t.get("metrics") or {}).get("requests")
+            if v is not None:
+                got.add(int(v))
+        if not got:
+            v = self.params.get("requests")
+            if v:
+                got.add(int(v))
+        return sorted(got)
+
 
 class Result(_Figures):
     """One result file. See the module docstring for the API."""
@@ -743,6 +768,31 @@ def flat_config(result):
 def fmt_named(key, v):
     """fmt_value, or the value's name for an enumerated knob or parameter."""
     return VALUE_NAMES.get((key, _hashable(v)), fmt_value(v))
+
+
+def fmt_requests(items):
+    """The requests per trial of open-loop items (Results or Groups), for a
+    title or a note: "150000 requests" as set, "10000/15549 requests (auto)"
+    when the count was automatic (requests=0) and each trial's resolved
+    count is known, "auto requests" when it is not; None for items that are
+    not request workloads."""
+    items = [it for it in items if "param.requests" in it.flat]
+    if not items:
+        return None
+    auto = any(not it.params.get("requests") for it in items)
+    counts = sorted(set(n for it in items for n in it.requests_per_trial()))
+    if not counts:
+        return "auto requests"
+    text = "%s requests" % "/".join(map(str, counts))
+    return text + " (auto)" if auto else text
+
+
+# What each histograms.*.ci95 method is (docs/results.md), for notes.
+CI_METHODS = {
+    "batch-means-trials": "batch means over trials",
+    "batch-means-slices": "batch means over slices of one trial",
+    "order-statistics": "binomial order statistics, independent samples assumed",
+}
 
 
 def typed_values(item):

@@ -109,13 +109,17 @@ def context_title(items):
     groups = [g for it in items for g in (it.groups if hasattr(it, "groups") else [it])]
     out = []
     for key, fmt in (("workload", "%s"), ("engine", "%s engine"), ("workers", "%s workers"),
-                     ("param.dist", "dist=%s"), ("param.service_us", "S=%s us"),
-                     ("param.requests", "%s requests")):
-        vals = sorted(set(hl.fmt_value(g.flat.get(key)) for g in groups if key in g.flat))
+                     ("param.dist", "dist=%s"), ("param.service_us", "S=%s us")):
+        # Enumerations by name (dist=exponential), as the tables print them.
+        vals = sorted(set(hl.fmt_named(key, g.flat.get(key)) for g in groups if key in g.flat))
         if len(vals) == 1:
             out.append(fmt % vals[0])
         elif vals and key in ("workload", "engine", "workers"):
             out.append(fmt % "/".join(vals))
+    # The requests each trial ran, resolved when the parameter was 0 (automatic).
+    req = hl.fmt_requests(groups)
+    if req:
+        out.append(req)
     ntr = sorted(set(len(g.trials) for g in groups))
     if ntr:
         out.append("%s trial%s" % ("/".join(map(str, ntr)), "" if ntr == [1] else "s"))
@@ -288,12 +292,13 @@ def plot_percentiles(results, output=None, histogram="auto", logy=True, title=No
 # --------------------------------------------------------------- p99 vs load
 
 def load_series(results, quantile=0.99, histogram="end_to_end_ns"):
-    """[(Series, [(load, q-latency / S, q-latency ns, lo, hi)])] for results
-    with a `load` parameter; lo/hi (ratios) are the 95% interval of the
-    percentile (histograms.*.ci95, docs/results.md) for the reported levels;
-    for files written before the intervals existed, the range of the
-    per-trial latency_p99_ns metric when q is 0.99 and there are several
-    trials."""
+    """[(Series, [(load, q-latency / S, q-latency ns, lo, hi, kind)])] for
+    results with a `load` parameter; lo/hi (ratios) are the 95% interval of
+    the percentile (histograms.*.ci95, docs/results.md) for the reported
+    levels, kind its method ("batch-means-slices", ...); for files written
+    before the intervals existed, the range of the per-trial latency_p99_ns
+    metric when q is 0.99 and there are several trials (kind "range");
+    lo, hi and kind None when there is neither."""
     rs = [r for r in results if "param.load" in r.flat and r.mean_service_ns()]
     out = []
     ser = hl.split_series(rs, "param.load")
@@ -309,16 +314,16 @@ def load_series(results, quantile=0.99, histogram="end_to_end_ns"):
             if v is None:
                 continue
             svc = g.mean_service_ns()
-            lo = hi = None
+            lo = hi = kind = None
             ci = g.percentile_ci95(quantile, name)
             if ci:
-                lo, hi = ci[0] / svc, ci[1] / svc
+                lo, hi, kind = ci[0] / svc, ci[1] / svc, ci[2] or "ci95"
             elif abs(quantile - 0.99) < 1e-12:
                 per = [(t.get("metrics") or {}).get("latency_p99_ns") for t in g.trials]
                 per = [p for p in per if p is not None]
                 if len(per) > 1:
-                    lo, hi = min(per) / svc, max(per) / svc
-            pts.append((x, v / svc, v, lo, hi))
+                    lo, hi, kind = min(per) / svc, max(per) / svc, "range"
+            pts.append((x, v / svc, v, lo, hi, kind))
         if pts:
             out.append((s, pts))
     return out
@@ -348,13 +353,14 @@ def _qname(q):
 def write_load_data(path, series, theory, quantile):
     with open(path, "w", encoding="utf-8") as f:
         f.write("# plot.py p99-vs-load: one block per configuration\n")
-        f.write("# columns: load  %s/S  %s_ns  lo/S  hi/S (lo, hi: per-trial range, "
-                "else the point)\n" % (_qname(quantile), _qname(quantile)))
+        f.write("# columns: load  %s/S  %s_ns  lo/S  hi/S\n" % (_qname(quantile),
+                                                                 _qname(quantile)))
+        f.write("# lo, hi: %s\n" % bar_meaning(series, quantile, "the point itself"))
         for i, (s, pts) in enumerate(series):
             if i:
                 f.write("\n\n")
             f.write('"%s" "ratio" "ns" "lo" "hi"\n' % s.label.replace('"', "'"))
-            for x, r, v, lo, hi in pts:
+            for x, r, v, lo, hi, _ in pts:
                 f.write("%.10g %.10g %.10g %.10g %.10g\n"
                         % (x, r, v, r if lo is None else lo, r if hi is None else hi))
     if theory:
@@ -368,6 +374,31 @@ def write_load_data(path, series, theory, quantile):
                 f.write('"%s" "ratio"\n' % title)
                 for r, y in pts:
                     f.write("%.10g %.10g\n" % (r, y))
+
+
+def bar_meaning(series, quantile, none="no error bars"):
+    """What the error bars of load_series' points are, from what each point
+    carries: the percentile's 95% interval by its method, the per-trial range
+    (older files), or `none` for points with neither, each with the points
+    it applies to when they differ."""
+    qn = _qname(quantile)
+    kinds = {}
+    for _, pts in series:
+        for p in pts:
+            kinds[p[5]] = kinds.get(p[5], 0) + 1
+    total = sum(kinds.values())
+    parts = []
+    for kind in sorted(kinds, key=lambda k: (k is None, k == "range", str(k))):
+        if kind is None:
+            text = none
+        elif kind == "range":
+            text = "range (min..max) of the per-trial %s" % qn
+        else:
+            text = "95%% interval of the %s (%s)" % (qn, hl.CI_METHODS.get(kind, kind))
+        if len(kinds) > 1:
+            text += " at %d of %d points" % (kinds[kind], total)
+        parts.append(text)
+    return "; ".join(parts)
 
 
 def theory_data_path(path):
@@ -385,10 +416,10 @@ def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=F
         groups = [g for s, _ in series for g in s.groups]
         dists = set(g.params.get("dist") for g in groups)
         if dists - {1}:
-            print("%s: the theory curves assume exponential service (dist=1); the results "
-                  "have dist=%s"
-                  % (PROG, ",".join(hl.fmt_value(d) for d in sorted(dists, key=str))),
-                  file=warn)
+            print("%s: the theory curves assume exponential service (dist=exponential); the "
+                  "results have dist=%s"
+                  % (PROG, ",".join(hl.fmt_named("param.dist", d)
+                                    for d in sorted(dists, key=str))), file=warn)
         if any(g.engine != "sim" for g in groups):
             print("%s: the theory curves model no scheduling cost; threads results include it"
                   % PROG, file=warn)
@@ -435,11 +466,14 @@ def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=F
     ax.set_title(title or wrap("%s end-to-end latency / S against load (%s)"
                                % (_qname(quantile), context_title([s for s, _ in series]))),
                  fontsize=9)
+    # The bars named as what they are, point by point (the interval where
+    # the file has one, the per-trial range for older files, else none).
     bars = any(p[3] is not None for _, pts in series for p in pts)
-    _note(fig, "%s%s" % ("error bars: range (min..max) of the per-trial %s; points: the %s of "
-                         "all trials' requests pooled; " % (_qname(quantile), _qname(quantile))
-                         if bars else "one trial per point: no error bars; ",
-                         _provenance_note([g for s, _ in series for g in s.groups])))
+    qn = _qname(quantile)
+    _note(fig, wrap("%s; points: the %s of every trial's recorded requests pooled; %s"
+                    % ("error bars: " + bar_meaning(series, quantile) if bars
+                       else "no error bars (no interval recorded, one trial per point)", qn,
+                       _provenance_note([g for s, _ in series for g in s.groups])), 115))
     return _save(fig, output, dpi)
 
 

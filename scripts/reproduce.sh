@@ -721,7 +721,7 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # 2. ZygOS: p99 / S against load, 16 simulated workers, S = 1 ms, 150,000 requests per point
-# (one long trial per point; plot.py draws per-trial bars only for several trials).
+# (one long trial per point; its error bars are the p99's 95% interval over slices of the trial).
 D=$REF/2-zygos
 if want 2 sim; then begin "$D" "2. ZygOS-style p99 / S against load, 16 simulated workers"; fi
 for dist in $(if want 2 sim; then echo 1 2; fi); do

@@ -325,6 +325,63 @@ print("p99 data ok")
 EOF
 pass "plot.py p99-vs-load --theory: PNG, data = p99 / S from the files, M/M/1 and M/M/16 curves"
 
+# Captions computed from what was measured: the one-trial points' bars are
+# the p99's 95% interval (batch means over slices), not a per-trial range;
+# an automatic request count (requests=0) prints as each trial ran it;
+# enumerations by name. The figure is written as SVG with its text kept as
+# text, so the title and footer are read from the figure itself. Copies of
+# the open-loop results: with requests=0 (as an automatic count records it)
+# and, for two of them, without ci95 (an older file) and three trials.
+pycheck "p99-vs-load captions" "$scripts" "$r" "$tmp/cap" <<'EOF'
+import glob, html, json, os, re, sys
+sys.path.insert(0, sys.argv[1])
+import matplotlib
+matplotlib.rcParams["svg.fonttype"] = "none"
+import harnesslib as hl
+import plot
+src, out = sys.argv[2], sys.argv[3]
+
+def svg_text(results):
+    """The figure's text (title, footer, legend, ticks), one string."""
+    path = plot.plot_p99_vs_load(results, os.path.join(out, "p.svg"))
+    return " ".join(html.unescape(x) for x in re.findall(r"<text[^>]*>([^<]*)</text>",
+                                                         open(path).read()))
+
+auto = os.path.join(out, "auto")
+os.makedirs(auto)
+for f in sorted(glob.glob(os.path.join(src, "ol-*.json"))):
+    d = json.load(open(f))
+    assert d["trials"][0]["metrics"]["requests"] == 2000, d["trials"][0]["metrics"]
+    d["config"]["params"]["requests"] = 0
+    json.dump(d, open(os.path.join(auto, os.path.basename(f)), "w"))
+t = svg_text(hl.load_all([auto]))
+assert "batch means over slices of one trial" in t and "95% interval of the p99" in t, t
+assert "range" not in t and "min..max" not in t, t
+assert "2000 requests (auto)" in t and "0 requests" not in t.replace("2000 requests", ""), t
+assert "dist=exponential" in t and "dist=1" not in t, t
+# The p99-load table's title and notes alike.
+import tables
+tab = tables.build_load_table(hl.load_all([auto]))[0]
+assert "dist=exponential" in tab.title, tab.title
+assert "requests per trial: 2000 (auto)" in " ".join(tab.notes), tab.notes
+# An older file: no ci95; three trials give the range, one trial nothing.
+old = os.path.join(out, "old")
+os.makedirs(old)
+for f in sorted(glob.glob(os.path.join(src, "ol-central-queue-*.json"))):
+    d = json.load(open(f))
+    del d["histograms"]["end_to_end_ns"]["ci95"]
+    if os.path.basename(f) == "ol-central-queue-0.9.json":
+        d["trials"] = d["trials"] * 3
+    json.dump(d, open(os.path.join(old, os.path.basename(f)), "w"))
+t = svg_text(hl.load_all([old]))
+assert "range (min..max) of the per-trial p99 at 1 of 2 points" in t, t
+assert "no error bars at 1 of 2 points" in t and "95% interval" not in t, t
+t = svg_text(hl.load_all([os.path.join(old, "ol-central-queue-0.5.json")]))
+assert "no error bars" in t and "range" not in t, t
+print("captions ok")
+EOF
+pass "plot.py p99-vs-load: bars named as drawn (interval, range, none), resolved requests, dist by name"
+
 fi
 
 if want plots-b; then
