@@ -433,12 +433,23 @@ def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=F
         return None
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=size or (PAGE_WIDTH, 4.0))
-    for (s, pts), st in zip(series, styles([s.points[0][1] for s, _ in series])):
-        xs = [p[0] for p in pts]
+    # Series that share loads are drawn side by side, each offset sideways
+    # by a fraction of the closest gap between loads: equal points (an
+    # ablation whose variants all sit on one curve) stay visible, each with
+    # its own marker and bar. The data file keeps the loads as run.
+    loads = sorted(set(p[0] for _, pts in series for p in pts))
+    shared = len(series) > 1 and any(
+        sum(1 for _, pts in series if x in [p[0] for p in pts]) > 1 for x in loads)
+    gap = min([b - a for a, b in zip(loads, loads[1:])] or [0.1])
+    step = gap * 0.5 / len(series) if shared else 0.0
+    for i, ((s, pts), st) in enumerate(zip(series, styles([s.points[0][1]
+                                                             for s, _ in series]))):
+        dx = (i - (len(series) - 1) / 2.0) * step
+        xs = [p[0] + dx for p in pts]
         ys = [p[1] for p in pts]
         col = st.colour
         ax.plot(xs, ys, linewidth=1.6, label=s.label, **line_kw(st, 5))
-        err = [(p[0], p[1], p[3], p[4]) for p in pts if p[3] is not None]
+        err = [(p[0] + dx, p[1], p[3], p[4]) for p in pts if p[3] is not None]
         if err:
             ax.errorbar([e[0] for e in err], [e[1] for e in err],
                         # The pooled p99 can round just outside every trial's
@@ -458,6 +469,11 @@ def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=F
         ax.set_ylim(bottom=1.0)
     else:
         ax.set_ylim(bottom=0)
+    if curves:
+        # The theory curves climb without bound near load 1: the axis ends a
+        # little above the highest point or bar measured, not at the curves'.
+        top = max(max(p[1], p[4] or 0) for _, pts in series for p in pts)
+        ax.set_ylim(top=top * (2.0 if not linear else 1.3))
     ax.set_xlim(0, max(1.0, 1.05 * max(p[0] for _, pts in series for p in pts)))
     ax.set_xlabel("offered load (arrival rate x mean service / workers)")
     ax.set_ylabel("%s latency / mean service time" % _qname(quantile))
@@ -470,10 +486,13 @@ def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=F
     # the file has one, the per-trial range for older files, else none).
     bars = any(p[3] is not None for _, pts in series for p in pts)
     qn = _qname(quantile)
-    _note(fig, wrap("%s; points: the %s of every trial's recorded requests pooled; %s"
+    side = ("series side by side: offset up to +-%s in load so that equal points stay "
+            "visible; " % hl.fmt_value(round(step * (len(series) - 1) / 2.0, 4))
+            if step else "")
+    _note(fig, wrap("%s; points: the %s of every trial's recorded requests pooled; %s%s"
                     % ("error bars: " + bar_meaning(series, quantile) if bars
                        else "no error bars (no interval recorded, one trial per point)", qn,
-                       _provenance_note([g for s, _ in series for g in s.groups])), 115))
+                       side, _provenance_note([g for s, _ in series for g in s.groups])), 115))
     return _save(fig, output, dpi)
 
 

@@ -400,6 +400,54 @@ run "plot utilization" "$py" "$plot" utilization "$r" -o "$tmp/fig/utilization.p
 png_ok "plot utilization" "$tmp/fig/utilization.png" ff0000:0.0004     # red: total
 pass "plot.py throughput and utilization"
 
+# An ablation as a user runs it: three variants of volt typed on the command
+# line, at two loads. The figure labels each series by the name typed (not
+# every knob that differs), gives each its own colour and marker, none in
+# the theory curves' dashed or dotted style, and draws the intervals;
+# reproduce.sh --table ablation fills every cell from these results.
+mkdir -p "$tmp/abl"
+run "harness ablation" "$harness" --policy='volt,volt:lifo_cap=0,volt:prefetch=32' \
+	--workload=open-loop --engine=sim --workers 4 --param load=0.5,0.8 --param requests=500 \
+	--trials 1 --warmup 0 --json "$tmp/abl/r.json"
+pycheck "ablation figure" "$scripts" "$tmp/abl" "$tmp/fig/abl.svg" <<'EOF'
+import html, re, sys
+sys.path.insert(0, sys.argv[1])
+import matplotlib
+matplotlib.rcParams["svg.fonttype"] = "none"
+import harnesslib as hl
+import plot
+rs = hl.load_all([sys.argv[2]])
+series = plot.load_series(rs)
+names = ["volt", "volt[lifo_cap=0]", "volt[prefetch=32]"]
+assert sorted(s.label for s, _ in series) == sorted(names), [s.label for s, _ in series]
+sts = plot.styles([s.points[0][1] for s, _ in series])
+assert len(set(st.colour for st in sts)) == 3, [st.colour for st in sts]
+assert len(set((st.marker, st.filled) for st in sts)) == 3, [st.marker for st in sts]
+assert not set(st.dash for st in sts) & {"--", ":"}, [st.dash for st in sts]
+bare = [st for (s, _), st in zip(series, sts) if s.label == "volt"][0]
+assert bare.colour == hl.policy_style("volt").colour        # the policy keeps its colour
+assert all(p[3] is not None and p[4] is not None for _, pts in series for p in pts), series
+plot.plot_p99_vs_load(rs, sys.argv[3], theory=True)
+text = [html.unescape(x) for x in re.findall(r"<text[^>]*>([^<]*)</text>", open(sys.argv[3]).read())]
+for n in names:
+    assert n in text, (n, text)
+assert not [t for t in text if "interval=" in t or "steal_max=" in t], text
+print("ablation figure ok")
+EOF
+run "reproduce.sh --table ablation" "$scripts/reproduce.sh" --table ablation "$tmp/abl"
+cp "$tmp/out" "$tmp/abl.md"
+pycheck "reproduce.sh --table ablation: empty cells" "$tmp/abl.md" <<'EOF'
+import sys
+rows = [l for l in open(sys.argv[1]) if l.startswith("| volt")]
+assert [r.split(" | ")[0] for r in rows] == ["| volt", "| volt[lifo_cap=0]",
+                                              "| volt[prefetch=32]"], rows
+for r in rows:
+    cells = [c.strip() for c in r.strip().strip("|").split("|")[1:]]
+    assert len(cells) == 2 and all(c and "[" in c for c in cells), r
+print("ablation table ok")
+EOF
+pass "an ablation: labels as typed, a colour and marker per variant, intervals; reproduce.sh --table ablation filled"
+
 run "plot gantt" "$py" "$plot" gantt --trace "$tmp/trace.json" -o "$tmp/fig/gantt.png"
 # Event names are coloured by total time: tick, poll, park, io.
 png_ok "plot gantt" "$tmp/fig/gantt.png" c6dbef:0.05 2171b5:0.05 fd8d3c:0.02 74c476:0.002
