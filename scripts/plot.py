@@ -578,13 +578,42 @@ def plot_speedup(results, output, baseline=False, title=None, size=(PAGE_WIDTH, 
 
 # ---------------------------------------------------------- bars per workload
 
+# More panels than this in one throughput or utilization figure is refused:
+# a page cannot hold them readably.
+MAX_PANELS = 12
+
+
 def _panels(results):
-    """[(workload, [Group])] with labels computed within each workload."""
+    """[(title, [Group])]: one panel per workload, engine and worker count
+    (tasks of different workloads do not compare, and a 2-worker threads
+    bar beside a 64-worker sim one on a shared axis is invisible), labels
+    computed within each panel, panels in value order. PlotError, with how
+    to split, past MAX_PANELS."""
+    keys = {}
+    for r in results:
+        keys.setdefault((r.workload, r.engine, r.workers), []).append(r)
+    order = sorted(keys, key=lambda k: (_workloads(results).index(k[0]), k[1] != "threads",
+                                        k[1], k[2]))
+    if len(order) > MAX_PANELS:
+        raise PlotError("%d panels (one per workload, engine and worker count), more than %d: "
+                        "draw some at a time, e.g. --where engine=%s --where workers=%s"
+                        % (len(order), MAX_PANELS, order[0][1], order[0][2]))
     out = []
-    for wl in _workloads(results):
-        groups = sorted_groups(hl.group_by_config([r for r in results if r.workload == wl]))
-        out.append((wl, groups))
+    for wl, eng, w in order:
+        groups = sorted_groups(hl.group_by_config(keys[(wl, eng, w)]))
+        out.append(("%s, %s engine, %d worker%s" % (wl, eng, w, "" if w == 1 else "s"),
+                    groups))
     return out
+
+
+def _log_if_decades(ax, values):
+    """A log value axis when the values span more than a decade and a half
+    (30x): on a linear one the small bars vanish. True if set."""
+    vals = [v for v in values if v and v > 0]
+    if len(vals) > 1 and max(vals) / min(vals) > 30:
+        ax.set_yscale("log")
+        return True
+    return False
 
 
 def _coverage_note(groups, key):
@@ -615,6 +644,7 @@ def plot_throughput(results, output, title=None, size=None, dpi=120):
             hi.append(max(ci[1] - y, 0) if ci else 0)
         sts = styles(groups)
         xs = range(len(groups))
+        logy = _log_if_decades(ax, ys)
         bars = ax.bar(xs, ys, color=[st.colour for st in sts], yerr=[lo, hi], capsize=4,
                       edgecolor="black", linewidth=0.5, error_kw={"elinewidth": 1.2})
         for b, st in zip(bars, sts):
@@ -623,12 +653,12 @@ def plot_throughput(results, output, title=None, size=None, dpi=120):
         ax.set_xticklabels([g.label for g in groups], rotation=20 if len(groups) > 4 else 0,
                            ha="right" if len(groups) > 4 else "center", fontsize=8)
         ax.yaxis.set_major_formatter(EngFormatter())
-        ax.set_ylabel("tasks/s (median)")
+        ax.set_ylabel("tasks/s (median%s)" % (", log" if logy else ""))
         ax.grid(True, axis="y", alpha=0.3)
         ntr = sorted(set(len(g.trials) for g in groups))
-        ax.set_title("%s: throughput, %s trials; %s" % (wl, "/".join(map(str, ntr)),
-                                                        _coverage_note(groups, "tasks_per_s")),
-                     fontsize=9)
+        ax.set_title(wrap("%s: throughput, %s trials; %s" % (
+            wl, "/".join(map(str, ntr)), _coverage_note(groups, "tasks_per_s")), 80),
+            fontsize=9)
     if title:
         fig.suptitle(title)
     fig.tight_layout()
@@ -670,9 +700,9 @@ def plot_utilization(results, output, title=None, size=None, dpi=120):
         ax.set_ylim(0, 1.1)
         ax.set_ylabel("utilization (busy / makespan)")
         ax.grid(True, axis="y", alpha=0.3)
-        ax.set_title("%s: per-worker utilization, median over trials%s"
-                     % (wl, "" if few else " (bars: workers 0..%d, left to right)"
-                        % (wmax - 1)), fontsize=9)
+        ax.set_title(wrap("%s: per-worker utilization, median over trials%s"
+                          % (wl, "" if few else " (bars: workers 0..%d, left to right)"
+                             % (wmax - 1)), 80), fontsize=9)
         handles, labs = ax.get_legend_handles_labels()
         if handles:
             ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))

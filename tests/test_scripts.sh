@@ -399,6 +399,32 @@ png_ok "plot throughput" "$tmp/fig/throughput.png" $central:0.005 $static:0.005
 run "plot utilization" "$py" "$plot" utilization "$r" -o "$tmp/fig/utilization.png"
 png_ok "plot utilization" "$tmp/fig/utilization.png" ff0000:0.0004     # red: total
 pass "plot.py throughput and utilization"
+pycheck "throughput and utilization panels" "$scripts" "$r" "$tmp/fig" <<'EOF'
+import html, re, sys
+sys.path.insert(0, sys.argv[1])
+import matplotlib
+matplotlib.rcParams["svg.fonttype"] = "none"
+import harnesslib as hl
+import plot
+rs = hl.load_all([sys.argv[2]])
+want = ["fib, threads engine, 1 worker:", "fib, threads engine, 2 workers:",
+        "open-loop, sim engine, 16 workers:"]
+for f in (plot.plot_throughput, plot.plot_utilization):
+    path = f(rs, sys.argv[3] + "/panels.svg")
+    text = " ".join(html.unescape(x) for x in
+                    re.findall(r"<text[^>]*>([^<]*)</text>", open(path).read()))
+    heads = [w for w in want if w in text]
+    assert heads == want, (f.__name__, text)
+# Past the limit: refused with one line saying how to split.
+plot.MAX_PANELS = 2
+try:
+    plot.plot_throughput(rs, sys.argv[3] + "/refused.svg")
+    raise AssertionError("3 panels drawn past a limit of 2")
+except plot.PlotError as e:
+    assert "3 panels" in str(e) and "--where engine=" in str(e), e
+print("panels ok")
+EOF
+pass "plot.py throughput and utilization: a panel per workload, engine and worker count, titled so; too many refused"
 
 # An ablation as a user runs it: three variants of volt typed on the command
 # line, at two loads. The figure labels each series by the name typed (not
