@@ -21,6 +21,7 @@
 #   scripts/reproduce.sh [--build DIR] [--no-setup] [--resume] [-j N] [--out DIR]
 #                        [--parts LIST] [--engines LIST]
 #   scripts/reproduce.sh --check DIR [--against REF]
+#   scripts/reproduce.sh --help   print this text
 #
 #   --build DIR   build directory (default build); scripts/setup.sh builds it first
 #   --no-setup    use DIR/harness as it is
@@ -53,6 +54,11 @@
 #
 # About 12 minutes on a 2-core machine, most of it the threads-engine runs of parts 1 and 4.
 set -euo pipefail
+if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then
+	# This text: the comment block at the head of the script, without its "# ".
+	sed -n '2,/^set -euo pipefail$/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+	exit 0
+fi
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 PY=/usr/bin/python3
@@ -581,7 +587,7 @@ while (($#)); do
 	--no-setup) setup=0; shift ;;
 	--resume) resume=1; shift ;;
 	-j) jobs=$2; shift 2 ;;
-	*) echo "reproduce: unknown argument $1 (see the head of $0)" >&2; exit 2 ;;
+	*) echo "reproduce: unknown argument $1 (scripts/reproduce.sh --help lists them)" >&2; exit 2 ;;
 	esac
 done
 

@@ -536,6 +536,13 @@ st=$?
 [ -e "$tmp/fig/x.png" ] || [ -e "$tmp/fig/x.jpeg" ] && fail "a failed plot left a file"
 pass "plot.py: bad input exits 2 with one line, writes nothing"
 
+# reproduce.sh --help: its usage on stdout, exit 0, from any directory.
+(cd "$tmp" && "$scripts/reproduce.sh" --help) >"$tmp/out" 2>"$tmp/err" ||
+	fail "reproduce.sh --help: exit status $?"
+grep -q '^  scripts/reproduce.sh --check DIR' "$tmp/out" && grep -q -- '--table ablation' "$tmp/out" &&
+	! grep -q '^#' "$tmp/out" && [ ! -s "$tmp/err" ] || fail "reproduce.sh --help: not its usage"
+pass "reproduce.sh --help prints its usage, exit 0"
+
 fi
 
 if want plots-a; then
