@@ -324,12 +324,13 @@ static void print_counters(FILE *f, const struct run_result *res)
  * --noise did about them, the round-trip regime over every probe, and the
  * makespans' Tukey outliers beside it.
  */
-static void print_noise(FILE *f, const struct run_config *cfg, const struct run_result *res)
+static void print_noise(FILE *f, const struct run_config *cfg, const struct run_result *res,
+			const char *label)
 {
 	if (cfg->sim || res->ntrials == 0 || !res->trials[0].noise.measured)
 		return;
-	fprintf(f, "noise: %" PRIu32 " of %" PRIu32 " trials flagged", res->flagged,
-		res->ntrials);
+	fprintf(f, "noise%s%s: %" PRIu32 " of %" PRIu32 " trials flagged", label ? " " : "",
+		label ? label : "", res->flagged, res->ntrials);
 	if (res->flagged) {
 		const char *sep = " (";
 		for (uint32_t b = 0; b < NOISE_NFLAGS; b++)
@@ -422,7 +423,7 @@ void report_summary(FILE *f, const struct run_config *cfg, const struct run_resu
 {
 	print_trials(f, cfg, res);
 	print_auto(f, cfg, res);
-	print_noise(f, cfg, res);
+	print_noise(f, cfg, res, NULL);
 	print_sched_delay(f, cfg, &res->sched_delay, &res->sched_ci);
 	if (res->has_end_to_end)
 		print_latency(f, "end-to-end latency (intended arrival to completion, warm-up left out)",
@@ -977,36 +978,102 @@ static json_t *provenance_json(const struct provenance *pv)
 	return o ? done(o, machine_json(o, pv)) : NULL;
 }
 
-static double trial_ns_per_task(const struct run_result *r, uint32_t i)
+/*
+ * The interval of the median ns per task the result file gives
+ * (median.ci95.ns_per_task, ci_json): the order statistics of
+ * pct_median_rank, [min, max] below 6 trials, with its coverage. False
+ * below two trials (no interval) or without memory for the sort.
+ */
+static bool ns_per_task_ci(const struct run_result *r, double *lo, double *hi, double *coverage)
 {
-	return r->trials[i].ns_per_task;
+	double *v = r->ntrials > 1 ? calloc(r->ntrials, sizeof *v) : NULL;
+	if (!v)
+		return false;
+	for (uint32_t i = 0; i < r->ntrials; i++)
+		v[i] = r->trials[i].ns_per_task;
+	uint32_t j = pct_median_rank(r->ntrials, coverage);
+	qsort(v, r->ntrials, sizeof *v, cmp_dbl);
+	*lo = v[j - 1];
+	*hi = v[r->ntrials - j];
+	free(v);
+	return true;
 }
 
 /*
- * One row per configuration: median ns per task with its spread over the
- * trials (min..max), median throughput, median makespan relative to the
+ * A workload with request latencies (open-loop): p50 and p99 end-to-end
+ * per configuration, each with its 95% interval (the result file's
+ * histograms.end_to_end_ns.ci95, the one the figures draw), and how the
+ * intervals were taken: once when every configuration's are alike, else
+ * per configuration.
+ */
+static void print_compare_latency(FILE *f, const struct run_config *cfg,
+				  const struct run_result *res, size_t ncfg, int w)
+{
+	/* pct_level[]: p50, p90, p99, p99.9, p99.99. */
+	enum { P50 = 0, P99 = 2 };
+	bool any = false, one_method = true;
+	for (size_t c = 0; c < ncfg; c++) {
+		any |= res[c].has_end_to_end;
+		one_method &= res[c].e2e_ci.method == res[0].e2e_ci.method &&
+			      res[c].e2e_ci.batches == res[0].e2e_ci.batches;
+	}
+	if (!any)
+		return;
+	fprintf(f, "\n%-*s %30s %30s %10s\n", w, "end-to-end latency", "p50 [95% interval]",
+		"p99 [95% interval]", "samples");
+	for (size_t c = 0; c < ncfg; c++) {
+		const struct run_result *r = &res[c];
+		char p50[64] = "-", p99[64] = "-";
+		if (r->has_end_to_end && r->end_to_end.total) {
+			bool ci = r->e2e_ci.method != PCT_CI_NONE;
+			fmt_ci(p50, sizeof p50, (double)hist_percentile(&r->end_to_end, pct_level[P50]),
+			       r->e2e_ci.lo[P50], r->e2e_ci.hi[P50], ci);
+			fmt_ci(p99, sizeof p99, (double)hist_percentile(&r->end_to_end, pct_level[P99]),
+			       r->e2e_ci.lo[P99], r->e2e_ci.hi[P99], ci);
+		}
+		fprintf(f, "%-*s %30s %30s %10" PRIu64 "\n", w, cfg[c].name, p50, p99,
+			r->has_end_to_end ? r->end_to_end.total : 0);
+	}
+	for (size_t c = 0; c < ncfg; c++) {
+		if (!res[c].has_end_to_end || (one_method && c > 0))
+			continue;
+		if (!one_method)
+			fprintf(f, "%s:", cfg[c].name);
+		print_ci_method(f, &res[c].e2e_ci);
+	}
+}
+
+/*
+ * One row per configuration: median ns per task with the interval of the
+ * median the result files give (95%, or [min, max] below 6 trials with
+ * its coverage said), median throughput, median makespan relative to the
  * first configuration's, utilization and the counters that tell designs
- * apart. Every figure comes from trials interleaved in one run.
+ * apart; then for a workload with latencies p50 and p99 with their 95%
+ * intervals, and the noise line of each threads configuration, as a
+ * single-policy run prints them. Every figure comes from trials
+ * interleaved in one run.
  */
 void report_compare(FILE *f, const struct run_config *cfg, const struct run_result *res,
 		    size_t ncfg)
 {
 	int w = 20;
+	double cov_min = 1;
+	bool one_trial = false;
 	for (size_t c = 0; c < ncfg; c++)
 		w = (int)strlen(cfg[c].name) > w ? (int)strlen(cfg[c].name) : w;
-	fprintf(f, "\n%-*s %9s %19s %13s %9s %6s %10s %10s %8s\n", w, "policy", "ns/task",
-		"spread (min..max)", "tasks/s", "time/1st", "util%", "steals", "global", "parks");
+	fprintf(f, "\n%-*s %9s %21s %13s %9s %6s %10s %10s %8s\n", w, "policy", "ns/task",
+		"[95% interval]", "tasks/s", "time/1st", "util%", "steals", "global", "parks");
 	for (size_t c = 0; c < ncfg; c++) {
 		const struct run_result *r = &res[c];
-		double lo = INFINITY, hi = -INFINITY;
-		for (uint32_t i = 0; i < r->ntrials; i++) {
-			double v = trial_ns_per_task(r, i);
-			lo = v < lo ? v : lo;
-			hi = v > hi ? v : hi;
+		double lo, hi, cov;
+		char spread[48] = "-";
+		if (ns_per_task_ci(r, &lo, &hi, &cov)) {
+			snprintf(spread, sizeof spread, "[%.1f, %.1f]", lo, hi);
+			cov_min = cov < cov_min ? cov : cov_min;
+		} else {
+			one_trial |= r->ntrials < 2;
 		}
-		char spread[40];
-		snprintf(spread, sizeof spread, "%.1f .. %.1f", lo, hi);
-		fprintf(f, "%-*s %9.1f %19s %13.0f %9.2f %6.1f %10" PRIu64 " %10" PRIu64
+		fprintf(f, "%-*s %9.1f %21s %13.0f %9.2f %6.1f %10" PRIu64 " %10" PRIu64
 			   " %8" PRIu64 "\n",
 			w, cfg[c].name, r->median.ns_per_task, spread, r->median.tasks_per_s,
 			r->median.makespan_ns / res[0].median.makespan_ns, 100 * r->median.util_total,
@@ -1025,6 +1092,18 @@ void report_compare(FILE *f, const struct run_config *cfg, const struct run_resu
 			   "global tasks and parks are per trial\n");
 	else
 		fprintf(f, "steals, global tasks and parks are per trial\n");
+	if (cov_min < 0.95)
+		fprintf(f, "[lo, hi]: the median's interval over the trials; with fewer than 6 trials "
+			   "it is [min, max], coverage %.1f%%%s\n", 100 * cov_min,
+			one_trial ? "; -: one trial, no interval" : "");
+	else if (one_trial && cov_min == 1)
+		fprintf(f, "[95%% interval] of the median: - for one trial, which has none\n");
+	else
+		fprintf(f, "[lo, hi]: the median's distribution-free 95%% interval over the trials%s\n",
+			one_trial ? "; -: one trial, no interval" : "");
+	print_compare_latency(f, cfg, res, ncfg, w);
+	for (size_t c = 0; c < ncfg; c++)
+		print_noise(f, &cfg[c], &res[c], cfg[c].name);
 	for (size_t c = 0; c < ncfg; c++)
 		print_auto(f, &cfg[c], &res[c]);
 }

@@ -47,6 +47,10 @@ One result file: Result
     baseline_ns() -> float | None            median sequential baseline wall time
     mean_service_ns() -> float | None        open-loop: params.service_us in ns
     offered_load() -> float | None           open-loop: params.load
+    requests_per_trial() -> [int]            open-loop: each trial's schedule size as run
+                                             (metrics.requests: the resolved count when the
+                                             requests parameter is 0, automatic), distinct,
+                                             ascending; [] for other workloads
 
 Configurations
     flat_config(result) -> {key: value}      keys: policy workload engine workers seed
@@ -83,7 +87,7 @@ A configuration: Group (several files of one configuration pooled)
                                              (trials[].percentiles), around the merged one
     utilization_per_worker(), baseline_ns(), latency_histogram_name(),
     sample_count(name=None), counter(name) (summed over the files),
-    mean_service_ns(), offered_load()
+    mean_service_ns(), offered_load(), requests_per_trial()
 
 Histograms (lossless, from a histogram's `buckets`)
     Histogram.from_json(h) -> Histogram      HistogramError without buckets
@@ -109,12 +113,19 @@ Constants
 
 Figure styles (shared by matplotlib and gnuplot)
     policy_style(policy) -> Style            .colour .marker .filled .gnuplot_pt .dash
-    item_styles(items) -> [Style]            per item; variants of a policy get other dashes
+    item_styles(items) -> [Style]            per item; a policy's variants (other knobs) get
+                                             a colour no policy drawn has and a marker no
+                                             other item has; the same knobs at other worker
+                                             counts or loads, another dash
     gnuplot_styles(styles) -> str            `set linetype` lines for the gnuplot scripts
     PALETTE, POLICY_ORDER
 
 Formatting
     fmt_value(v) -> str                      3 -> "3", 0.7 -> "0.7", None -> ""
+    fmt_named(key, v) -> str                 fmt_value, or an enumerated value's name
+                                             (param.dist 1 -> "exponential")
+    fmt_requests(items) -> str | None        "150000 requests", "10000/15549 requests (auto)"
+    CI_METHODS                               {ci95 method: what it is, in words}
     time_unit(ns) -> (name, divisor)         a readable unit for values up to ns
     fmt_ns(ns, digits=3) -> str              "12.3 us"
     LEVEL_TICKS                              [(1/(1-p), label)] for percentile axes
@@ -169,7 +180,11 @@ POLICY_ORDER = ("volt", "fixed-interval-61", "steal-one", "tokio", "tokio-1.28",
 MARKER_SHAPES = (("o", True, 7), ("s", True, 5), ("^", True, 9), ("D", True, 13),
                  ("v", True, 11), ("p", True, 15), ("o", False, 6), ("s", False, 4),
                  ("^", False, 8), ("D", False, 12), ("v", False, 10), ("p", False, 14))
-DASHES = ("-", "--", "-.", ":")     # gnuplot dash types 1, 2, 4, 3
+# Series dashes. Dashed and dotted are left to reference lines (theory
+# curves, the ideal speedup), drawn in black, so no series looks like one.
+DASH_DOT_DOT = (0, (4, 1.5, 1, 1.5, 1, 1.5))
+DASHES = ("-", "-.", DASH_DOT_DOT)  # gnuplot dash types 1, 4, 5
+_GNUPLOT_DT = {"-": 1, "--": 2, ":": 3, "-.": 4, DASH_DOT_DOT: 5}
 
 
 class Style:
@@ -182,7 +197,7 @@ class Style:
         self.hatch = hatch
         self.marker, self.filled, self.gnuplot_pt = shape
         self.dash = dash
-        self.gnuplot_dt = {"-": 1, "--": 2, ":": 3, "-.": 4}[dash]
+        self.gnuplot_dt = _GNUPLOT_DT[dash]
 
 
 def policy_style(policy):
@@ -197,19 +212,73 @@ def policy_style(policy):
                  DASHES[(i // n) % len(DASHES)], "//" if i >= n else "")
 
 
+def _knob_set(item):
+    flat = item.flat if hasattr(item, "flat") else {}
+    return (item.policy, tuple(sorted((k, _hashable(v)) for k, v in flat.items()
+                                      if k.startswith("knob."))))
+
+
+def _is_bare(item):
+    """Whether the item's variant name typed no knob (`volt`, not
+    `volt[lifo_cap=0]`): the policy as its code runs."""
+    rs = getattr(item, "results", None)
+    return bool(rs) and all("variant" in r.config for r in rs) and \
+        not any(k.startswith("knob.") for k in typed_values(item))
+
+
 def item_styles(items):
-    """A Style per item (Result, Group or Series' group): the policy's colour
-    and marker; further items of the same policy (variants, other worker
-    counts) keep the colour and take the next dash."""
+    """A Style per item (Result, Group or Series' group). Items of one
+    policy with the same knobs share a colour and marker and differ by the
+    dash (worker counts, loads; past the dashes, by an open marker). Each
+    policy's first set of knobs (the bare policy, `volt`, when one is drawn)
+    takes the policy's colour and marker; every other set of knobs of the
+    same policy (an ablation's variants) takes a palette colour that no
+    policy among the items has and no other variant took, and a marker no
+    other item has, so that variants are told apart by colour and shape
+    alike. When the palette runs out the policy's colour is shared, with a
+    marker of the variant's own (and a hatch on bars)."""
+    firsts = {}
+    for it in items:
+        firsts.setdefault(it.policy, _knob_set(it))
+    bare = set()
+    for it in items:
+        if it.policy not in bare and _is_bare(it):
+            firsts[it.policy] = _knob_set(it)
+            bare.add(it.policy)
+    bases = {pol: policy_style(pol) for pol in firsts}
+    taken_shapes = set((b.marker, b.filled) for b in bases.values())
+    free_colours = [c for c in PALETTE if c not in set(b.colour for b in bases.values())]
+    variant_style = {}
     seen = {}
     out = []
     for it in items:
-        base = policy_style(it.policy)
-        n = seen.get(it.policy, 0)
-        seen[it.policy] = n + 1
-        dash = DASHES[(DASHES.index(base.dash) + n) % len(DASHES)]
-        out.append(Style(base.colour, (base.marker, base.filled, base.gnuplot_pt), dash,
-                         base.hatch))
+        key = _knob_set(it)
+        base = bases[it.policy]
+        if key not in variant_style:
+            if firsts[it.policy] == key:
+                variant_style[key] = base
+            else:
+                shape = next((sh for sh in MARKER_SHAPES
+                              if (sh[0], sh[1]) not in taken_shapes), None)
+                if shape is None:   # every shape taken: the policy's, its fill flipped
+                    shape = next(sh for sh in MARKER_SHAPES
+                                 if sh[0] == base.marker and sh[1] != base.filled)
+                taken_shapes.add((shape[0], shape[1]))
+                if free_colours:
+                    variant_style[key] = Style(free_colours.pop(0), shape, base.dash)
+                else:
+                    variant_style[key] = Style(base.colour, shape,
+                                               DASHES[(DASHES.index(base.dash) + 1)
+                                                      % len(DASHES)],
+                                               "\\\\" if base.hatch else "//")
+        st = variant_style[key]
+        n = seen.get(key, 0)
+        seen[key] = n + 1
+        shape = (st.marker, st.filled, st.gnuplot_pt)
+        if n >= len(DASHES):
+            shape = next(sh for sh in MARKER_SHAPES if sh[0] == st.marker and sh[1] != st.filled)
+        out.append(Style(st.colour, shape, DASHES[(DASHES.index(st.dash) + n) % len(DASHES)],
+                         st.hatch))
     return out
 
 
@@ -607,6 +676,23 @@ class _Figures:
         v = self.config.get("params", {}).get("load")
         return None if v is None else float(v)
 
+    def requests_per_trial(self):
+        """The schedule sizes the trials ran (metrics.requests), distinct and
+        ascending: with requests=0 (automatic) the harness resolves the count
+        from the load and the workers (docs/open-loop.md) and records it only
+        there. Files without that metric give params.requests when it is set;
+        [] when neither says."""
+        got = set()
+        for t in self.trials:
+            v = (t.get("metrics") or {}).get("requests")
+            if v is not None:
+                got.add(int(v))
+        if not got:
+            v = self.params.get("requests")
+            if v:
+                got.add(int(v))
+        return sorted(got)
+
 
 class Result(_Figures):
     """One result file. See the module docstring for the API."""
@@ -743,6 +829,31 @@ def flat_config(result):
 def fmt_named(key, v):
     """fmt_value, or the value's name for an enumerated knob or parameter."""
     return VALUE_NAMES.get((key, _hashable(v)), fmt_value(v))
+
+
+def fmt_requests(items):
+    """The requests per trial of open-loop items (Results or Groups), for a
+    title or a note: "150000 requests" as set, "10000/15549 requests (auto)"
+    when the count was automatic (requests=0) and each trial's resolved
+    count is known, "auto requests" when it is not; None for items that are
+    not request workloads."""
+    items = [it for it in items if "param.requests" in it.flat]
+    if not items:
+        return None
+    auto = any(not it.params.get("requests") for it in items)
+    counts = sorted(set(n for it in items for n in it.requests_per_trial()))
+    if not counts:
+        return "auto requests"
+    text = "%s requests" % "/".join(map(str, counts))
+    return text + " (auto)" if auto else text
+
+
+# What each histograms.*.ci95 method is (docs/results.md), for notes.
+CI_METHODS = {
+    "batch-means-trials": "batch means over trials",
+    "batch-means-slices": "batch means over slices of one trial",
+    "order-statistics": "binomial order statistics, independent samples assumed",
+}
 
 
 def typed_values(item):
@@ -976,7 +1087,9 @@ def labels(items, exclude=CONFIG_IGNORE, always=("policy",)):
     keys = [k for k in always if k not in exclude]
     keys += [k for k in varying_keys(items, ignore=exclude) if k not in keys]
     knobs = knobs_varying_by_policy(items, exclude)
-    out = [label_of(it, keys, knobs) or "?" for it in items]
+    out = _typed_labels(items, keys, knobs)
+    if out is None:
+        out = [label_of(it, keys, knobs) or "?" for it in items]
     seen = {}
     for i, lab in enumerate(out):
         seen.setdefault(lab, []).append(i)
@@ -985,6 +1098,24 @@ def labels(items, exclude=CONFIG_IGNORE, always=("policy",)):
             for n, i in enumerate(idx, 1):
                 out[i] = "%s #%d" % (lab, n)
     return out
+
+
+def _typed_labels(items, keys, knobs):
+    """Labels that name, of the knobs that vary, only those each item's
+    variant name typed (config.variant: `--policy volt,volt:lifo_cap=0`
+    gives volt and volt[lifo_cap=0], not every knob that differs between
+    them); None when an item has no variant name or two labels come out
+    equal (then every varying knob is named)."""
+    out = []
+    for it in items:
+        rs = getattr(it, "results", None)
+        if not rs or any("variant" not in r.config for r in rs):
+            return None
+        typed = typed_values(it)
+        pol = it.flat.get("policy")
+        own = {pol: set(k for k in knobs.get(pol, ()) if k in typed)}
+        out.append(label_of(it, keys, own) or "?")
+    return out if len(set(out)) == len(out) else None
 
 
 # ---------------------------------------------------- selecting and ordering

@@ -15,9 +15,10 @@
 #
 # data: one block per configuration (blocks separated by two blank lines),
 # first line the quoted title, then rows of: load  ratio  ns  lo  hi, where
-# ratio = latency quantile / mean service time and lo, hi the range over
-# trials (equal to ratio for one trial). theory: one block per model, rows
-# of: load  ratio.
+# ratio = latency quantile / mean service time and lo, hi the ends of the
+# error bar plot.py draws: the percentile's 95% interval (the data file's
+# header names it), equal to ratio where there is none. theory: one block
+# per model, rows of: load  ratio.
 
 if (!exists("data") || !exists("out")) {
 	print "p99_vs_load.gp: set data and out, e.g."

@@ -109,13 +109,17 @@ def context_title(items):
     groups = [g for it in items for g in (it.groups if hasattr(it, "groups") else [it])]
     out = []
     for key, fmt in (("workload", "%s"), ("engine", "%s engine"), ("workers", "%s workers"),
-                     ("param.dist", "dist=%s"), ("param.service_us", "S=%s us"),
-                     ("param.requests", "%s requests")):
-        vals = sorted(set(hl.fmt_value(g.flat.get(key)) for g in groups if key in g.flat))
+                     ("param.dist", "dist=%s"), ("param.service_us", "S=%s us")):
+        # Enumerations by name (dist=exponential), as the tables print them.
+        vals = sorted(set(hl.fmt_named(key, g.flat.get(key)) for g in groups if key in g.flat))
         if len(vals) == 1:
             out.append(fmt % vals[0])
         elif vals and key in ("workload", "engine", "workers"):
             out.append(fmt % "/".join(vals))
+    # The requests each trial ran, resolved when the parameter was 0 (automatic).
+    req = hl.fmt_requests(groups)
+    if req:
+        out.append(req)
     ntr = sorted(set(len(g.trials) for g in groups))
     if ntr:
         out.append("%s trial%s" % ("/".join(map(str, ntr)), "" if ntr == [1] else "s"))
@@ -288,12 +292,13 @@ def plot_percentiles(results, output=None, histogram="auto", logy=True, title=No
 # --------------------------------------------------------------- p99 vs load
 
 def load_series(results, quantile=0.99, histogram="end_to_end_ns"):
-    """[(Series, [(load, q-latency / S, q-latency ns, lo, hi)])] for results
-    with a `load` parameter; lo/hi (ratios) are the 95% interval of the
-    percentile (histograms.*.ci95, docs/results.md) for the reported levels;
-    for files written before the intervals existed, the range of the
-    per-trial latency_p99_ns metric when q is 0.99 and there are several
-    trials."""
+    """[(Series, [(load, q-latency / S, q-latency ns, lo, hi, kind)])] for
+    results with a `load` parameter; lo/hi (ratios) are the 95% interval of
+    the percentile (histograms.*.ci95, docs/results.md) for the reported
+    levels, kind its method ("batch-means-slices", ...); for files written
+    before the intervals existed, the range of the per-trial latency_p99_ns
+    metric when q is 0.99 and there are several trials (kind "range");
+    lo, hi and kind None when there is neither."""
     rs = [r for r in results if "param.load" in r.flat and r.mean_service_ns()]
     out = []
     ser = hl.split_series(rs, "param.load")
@@ -309,16 +314,16 @@ def load_series(results, quantile=0.99, histogram="end_to_end_ns"):
             if v is None:
                 continue
             svc = g.mean_service_ns()
-            lo = hi = None
+            lo = hi = kind = None
             ci = g.percentile_ci95(quantile, name)
             if ci:
-                lo, hi = ci[0] / svc, ci[1] / svc
+                lo, hi, kind = ci[0] / svc, ci[1] / svc, ci[2] or "ci95"
             elif abs(quantile - 0.99) < 1e-12:
                 per = [(t.get("metrics") or {}).get("latency_p99_ns") for t in g.trials]
                 per = [p for p in per if p is not None]
                 if len(per) > 1:
-                    lo, hi = min(per) / svc, max(per) / svc
-            pts.append((x, v / svc, v, lo, hi))
+                    lo, hi, kind = min(per) / svc, max(per) / svc, "range"
+            pts.append((x, v / svc, v, lo, hi, kind))
         if pts:
             out.append((s, pts))
     return out
@@ -348,13 +353,14 @@ def _qname(q):
 def write_load_data(path, series, theory, quantile):
     with open(path, "w", encoding="utf-8") as f:
         f.write("# plot.py p99-vs-load: one block per configuration\n")
-        f.write("# columns: load  %s/S  %s_ns  lo/S  hi/S (lo, hi: per-trial range, "
-                "else the point)\n" % (_qname(quantile), _qname(quantile)))
+        f.write("# columns: load  %s/S  %s_ns  lo/S  hi/S\n" % (_qname(quantile),
+                                                                 _qname(quantile)))
+        f.write("# lo, hi: %s\n" % bar_meaning(series, quantile, "the point itself"))
         for i, (s, pts) in enumerate(series):
             if i:
                 f.write("\n\n")
             f.write('"%s" "ratio" "ns" "lo" "hi"\n' % s.label.replace('"', "'"))
-            for x, r, v, lo, hi in pts:
+            for x, r, v, lo, hi, _ in pts:
                 f.write("%.10g %.10g %.10g %.10g %.10g\n"
                         % (x, r, v, r if lo is None else lo, r if hi is None else hi))
     if theory:
@@ -368,6 +374,31 @@ def write_load_data(path, series, theory, quantile):
                 f.write('"%s" "ratio"\n' % title)
                 for r, y in pts:
                     f.write("%.10g %.10g\n" % (r, y))
+
+
+def bar_meaning(series, quantile, none="no error bars"):
+    """What the error bars of load_series' points are, from what each point
+    carries: the percentile's 95% interval by its method, the per-trial range
+    (older files), or `none` for points with neither, each with the points
+    it applies to when they differ."""
+    qn = _qname(quantile)
+    kinds = {}
+    for _, pts in series:
+        for p in pts:
+            kinds[p[5]] = kinds.get(p[5], 0) + 1
+    total = sum(kinds.values())
+    parts = []
+    for kind in sorted(kinds, key=lambda k: (k is None, k == "range", str(k))):
+        if kind is None:
+            text = none
+        elif kind == "range":
+            text = "range (min..max) of the per-trial %s" % qn
+        else:
+            text = "95%% interval of the %s (%s)" % (qn, hl.CI_METHODS.get(kind, kind))
+        if len(kinds) > 1:
+            text += " at %d of %d points" % (kinds[kind], total)
+        parts.append(text)
+    return "; ".join(parts)
 
 
 def theory_data_path(path):
@@ -385,10 +416,10 @@ def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=F
         groups = [g for s, _ in series for g in s.groups]
         dists = set(g.params.get("dist") for g in groups)
         if dists - {1}:
-            print("%s: the theory curves assume exponential service (dist=1); the results "
-                  "have dist=%s"
-                  % (PROG, ",".join(hl.fmt_value(d) for d in sorted(dists, key=str))),
-                  file=warn)
+            print("%s: the theory curves assume exponential service (dist=exponential); the "
+                  "results have dist=%s"
+                  % (PROG, ",".join(hl.fmt_named("param.dist", d)
+                                    for d in sorted(dists, key=str))), file=warn)
         if any(g.engine != "sim" for g in groups):
             print("%s: the theory curves model no scheduling cost; threads results include it"
                   % PROG, file=warn)
@@ -402,12 +433,23 @@ def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=F
         return None
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=size or (PAGE_WIDTH, 4.0))
-    for (s, pts), st in zip(series, styles([s.points[0][1] for s, _ in series])):
-        xs = [p[0] for p in pts]
+    # Series that share loads are drawn side by side, each offset sideways
+    # by a fraction of the closest gap between loads: equal points (an
+    # ablation whose variants all sit on one curve) stay visible, each with
+    # its own marker and bar. The data file keeps the loads as run.
+    loads = sorted(set(p[0] for _, pts in series for p in pts))
+    shared = len(series) > 1 and any(
+        sum(1 for _, pts in series if x in [p[0] for p in pts]) > 1 for x in loads)
+    gap = min([b - a for a, b in zip(loads, loads[1:])] or [0.1])
+    step = gap * 0.5 / len(series) if shared else 0.0
+    for i, ((s, pts), st) in enumerate(zip(series, styles([s.points[0][1]
+                                                             for s, _ in series]))):
+        dx = (i - (len(series) - 1) / 2.0) * step
+        xs = [p[0] + dx for p in pts]
         ys = [p[1] for p in pts]
         col = st.colour
         ax.plot(xs, ys, linewidth=1.6, label=s.label, **line_kw(st, 5))
-        err = [(p[0], p[1], p[3], p[4]) for p in pts if p[3] is not None]
+        err = [(p[0] + dx, p[1], p[3], p[4]) for p in pts if p[3] is not None]
         if err:
             ax.errorbar([e[0] for e in err], [e[1] for e in err],
                         # The pooled p99 can round just outside every trial's
@@ -427,6 +469,11 @@ def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=F
         ax.set_ylim(bottom=1.0)
     else:
         ax.set_ylim(bottom=0)
+    if curves:
+        # The theory curves climb without bound near load 1: the axis ends a
+        # little above the highest point or bar measured, not at the curves'.
+        top = max(max(p[1], p[4] or 0) for _, pts in series for p in pts)
+        ax.set_ylim(top=top * (2.0 if not linear else 1.3))
     ax.set_xlim(0, max(1.0, 1.05 * max(p[0] for _, pts in series for p in pts)))
     ax.set_xlabel("offered load (arrival rate x mean service / workers)")
     ax.set_ylabel("%s latency / mean service time" % _qname(quantile))
@@ -435,11 +482,17 @@ def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=F
     ax.set_title(title or wrap("%s end-to-end latency / S against load (%s)"
                                % (_qname(quantile), context_title([s for s, _ in series]))),
                  fontsize=9)
+    # The bars named as what they are, point by point (the interval where
+    # the file has one, the per-trial range for older files, else none).
     bars = any(p[3] is not None for _, pts in series for p in pts)
-    _note(fig, "%s%s" % ("error bars: range (min..max) of the per-trial %s; points: the %s of "
-                         "all trials' requests pooled; " % (_qname(quantile), _qname(quantile))
-                         if bars else "one trial per point: no error bars; ",
-                         _provenance_note([g for s, _ in series for g in s.groups])))
+    qn = _qname(quantile)
+    side = ("series side by side: offset up to +-%s in load so that equal points stay "
+            "visible; " % hl.fmt_value(round(step * (len(series) - 1) / 2.0, 4))
+            if step else "")
+    _note(fig, wrap("%s; points: the %s of every trial's recorded requests pooled; %s%s"
+                    % ("error bars: " + bar_meaning(series, quantile) if bars
+                       else "no error bars (no interval recorded, one trial per point)", qn,
+                       side, _provenance_note([g for s, _ in series for g in s.groups])), 115))
     return _save(fig, output, dpi)
 
 
@@ -525,13 +578,42 @@ def plot_speedup(results, output, baseline=False, title=None, size=(PAGE_WIDTH, 
 
 # ---------------------------------------------------------- bars per workload
 
+# More panels than this in one throughput or utilization figure is refused:
+# a page cannot hold them readably.
+MAX_PANELS = 12
+
+
 def _panels(results):
-    """[(workload, [Group])] with labels computed within each workload."""
+    """[(title, [Group])]: one panel per workload, engine and worker count
+    (tasks of different workloads do not compare, and a 2-worker threads
+    bar beside a 64-worker sim one on a shared axis is invisible), labels
+    computed within each panel, panels in value order. PlotError, with how
+    to split, past MAX_PANELS."""
+    keys = {}
+    for r in results:
+        keys.setdefault((r.workload, r.engine, r.workers), []).append(r)
+    order = sorted(keys, key=lambda k: (_workloads(results).index(k[0]), k[1] != "threads",
+                                        k[1], k[2]))
+    if len(order) > MAX_PANELS:
+        raise PlotError("%d panels (one per workload, engine and worker count), more than %d: "
+                        "draw some at a time, e.g. --where engine=%s --where workers=%s"
+                        % (len(order), MAX_PANELS, order[0][1], order[0][2]))
     out = []
-    for wl in _workloads(results):
-        groups = sorted_groups(hl.group_by_config([r for r in results if r.workload == wl]))
-        out.append((wl, groups))
+    for wl, eng, w in order:
+        groups = sorted_groups(hl.group_by_config(keys[(wl, eng, w)]))
+        out.append(("%s, %s engine, %d worker%s" % (wl, eng, w, "" if w == 1 else "s"),
+                    groups))
     return out
+
+
+def _log_if_decades(ax, values):
+    """A log value axis when the values span more than a decade and a half
+    (30x): on a linear one the small bars vanish. True if set."""
+    vals = [v for v in values if v and v > 0]
+    if len(vals) > 1 and max(vals) / min(vals) > 30:
+        ax.set_yscale("log")
+        return True
+    return False
 
 
 def _coverage_note(groups, key):
@@ -562,6 +644,7 @@ def plot_throughput(results, output, title=None, size=None, dpi=120):
             hi.append(max(ci[1] - y, 0) if ci else 0)
         sts = styles(groups)
         xs = range(len(groups))
+        logy = _log_if_decades(ax, ys)
         bars = ax.bar(xs, ys, color=[st.colour for st in sts], yerr=[lo, hi], capsize=4,
                       edgecolor="black", linewidth=0.5, error_kw={"elinewidth": 1.2})
         for b, st in zip(bars, sts):
@@ -570,12 +653,12 @@ def plot_throughput(results, output, title=None, size=None, dpi=120):
         ax.set_xticklabels([g.label for g in groups], rotation=20 if len(groups) > 4 else 0,
                            ha="right" if len(groups) > 4 else "center", fontsize=8)
         ax.yaxis.set_major_formatter(EngFormatter())
-        ax.set_ylabel("tasks/s (median)")
+        ax.set_ylabel("tasks/s (median%s)" % (", log" if logy else ""))
         ax.grid(True, axis="y", alpha=0.3)
         ntr = sorted(set(len(g.trials) for g in groups))
-        ax.set_title("%s: throughput, %s trials; %s" % (wl, "/".join(map(str, ntr)),
-                                                        _coverage_note(groups, "tasks_per_s")),
-                     fontsize=9)
+        ax.set_title(wrap("%s: throughput, %s trials; %s" % (
+            wl, "/".join(map(str, ntr)), _coverage_note(groups, "tasks_per_s")), 80),
+            fontsize=9)
     if title:
         fig.suptitle(title)
     fig.tight_layout()
@@ -617,9 +700,9 @@ def plot_utilization(results, output, title=None, size=None, dpi=120):
         ax.set_ylim(0, 1.1)
         ax.set_ylabel("utilization (busy / makespan)")
         ax.grid(True, axis="y", alpha=0.3)
-        ax.set_title("%s: per-worker utilization, median over trials%s"
-                     % (wl, "" if few else " (bars: workers 0..%d, left to right)"
-                        % (wmax - 1)), fontsize=9)
+        ax.set_title(wrap("%s: per-worker utilization, median over trials%s"
+                          % (wl, "" if few else " (bars: workers 0..%d, left to right)"
+                             % (wmax - 1)), 80), fontsize=9)
         handles, labs = ax.get_legend_handles_labels()
         if handles:
             ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))

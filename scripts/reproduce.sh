@@ -24,6 +24,7 @@
 #   scripts/reproduce.sh [--build DIR] [--no-setup] [--resume] [-j N] [--out DIR]
 #                        [--parts LIST] [--engines LIST]
 #   scripts/reproduce.sh --check DIR [--against REF]
+#   scripts/reproduce.sh --help   print this text
 #
 #   --build DIR   build directory (default build); scripts/setup.sh builds it first
 #   --no-setup    use DIR/harness as it is
@@ -49,10 +50,18 @@
 #
 #   scripts/reproduce.sh --table KIND DIR...   print one of the tables below (Markdown) from
 #                                              result directories: imbalanced, p99-load, ops,
-#                                              sim-vs-threads
+#                                              sim-vs-threads, ablation (each variant against
+#                                              volt, or the first variant without knobs, as
+#                                              ratios with intervals: any ablation's results)
+#   scripts/reproduce.sh --table ablation-figure OUT.png DIR...   the same as bars
 #
 # About 12 minutes on a 2-core machine, most of it the threads-engine runs of parts 1 and 4.
 set -euo pipefail
+if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then
+	# This text: the comment block at the head of the script, without its "# ".
+	sed -n '2,/^set -euo pipefail$/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+	exit 0
+fi
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 PY=/usr/bin/python3
@@ -182,10 +191,14 @@ elif kind == "ops":
             row.append("%s%s" % (sig(m), ci_text(hl.median_ci95(per))))
         print("| %s | %s |" % (pol, " | ".join(row)))
 elif kind in ("ablation", "ablation-figure"):
-    # volt against each variant: per engine and worker count, the median makespan (open-loop:
-    # the pooled p99 latency) over volt's, with the ratio of the medians' 95% intervals
-    # (lower over volt's upper, upper over volt's lower; conservative).
-    name = lambda r: r.config.get("variant") or r.policy
+    # The reference policy (volt, else the first variant without knobs in its name) against
+    # each other variant: per engine and worker count, the median makespan (open-loop: the
+    # pooled p99 latency) over the reference's, with the ratio of the 95% intervals (the
+    # median's; open-loop: the p99's, histograms.end_to_end_ns.ci95), lower over the
+    # reference's upper and upper over its lower (conservative). A variant is named as the
+    # harness names it (config.variant) without the parameters after its space, so a user's
+    # ablation run at several loads (`volt load=0.5`) lines up by load.
+    name = lambda r: (r.config.get("variant") or r.policy).split(" ")[0]
     def col(r):
         p = r.params
         if r.workload == "open-loop":
@@ -195,7 +208,8 @@ elif kind in ("ablation", "ablation-figure"):
     for r in results:
         key = (r.engine, r.workers, col(r), name(r))
         if r.workload == "open-loop":
-            cells[key] = (r.percentile(0.99), None, None)
+            ci = r.percentile_ci95(0.99)
+            cells[key] = (r.percentile(0.99), ci[0] if ci else None, ci[1] if ci else None)
         else:
             ms = [t["makespan_ns"] for t in r.trials]
             ci = hl.median_ci95(ms)
@@ -207,9 +221,11 @@ elif kind in ("ablation", "ablation-figure"):
         if k[3] not in variants:
             variants.append(k[3])
     base = lambda v: v.split("[")[0]
-    variants.sort(key=lambda v: (v != "volt", not v.startswith("volt["), rank(base(v)), v))
+    bare = [v for v in variants if "[" not in v]
+    ref = "volt" if "volt" in variants else (bare or variants)[0]
+    variants.sort(key=lambda v: (v != ref, not v.startswith(ref + "["), rank(base(v)), v))
     def ratio(e, c, v):
-        a, b = cells.get(e + (c, v)), cells.get(e + (c, "volt"))
+        a, b = cells.get(e + (c, v)), cells.get(e + (c, ref))
         if not a or not b or not a[0] or not b[0]:
             return None
         r = a[0] / b[0]
@@ -218,8 +234,8 @@ elif kind in ("ablation", "ablation-figure"):
         return r, lo, hi
     if out is None:
         for e in setups:
-            print("%s engine, %d workers: makespan (open-loop: p99) relative to volt, median "
-                  "[95%% interval]\n" % e)
+            print("%s engine, %d workers: makespan (open-loop: p99) relative to %s, median "
+                  "[95%% interval]\n" % (e + (ref,)))
             print("| variant | " + " | ".join(cols) + " |")
             print("|---|" + "---:|" * len(cols))
             for v in variants:
@@ -234,7 +250,7 @@ elif kind in ("ablation", "ablation-figure"):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        others = [v for v in variants if v != "volt"]
+        others = [v for v in variants if v != ref]
         fig, axes = plt.subplots(1, len(setups), figsize=(5 * len(setups), 4.5), sharey=True,
                                  squeeze=False)
         for ax, e in zip(axes[0], setups):
@@ -242,16 +258,34 @@ elif kind in ("ablation", "ablation-figure"):
             for j, c in enumerate(cols):
                 ys = [ratio(e, c, v) for v in others]
                 xs = [i + (j - len(cols) / 2) * wdt + wdt / 2 for i in range(len(others))]
-                ax.bar(xs, [y[0] if y else 0 for y in ys], wdt, label=c)
+                hs = [y[0] if y else 0 for y in ys]
+                # The conservative interval of the ratio as the error bar, where both
+                # intervals exist (a bar without one is drawn without).
+                err = [[h - y[1] if y and y[1] and y[2] else 0 for h, y in zip(hs, ys)],
+                       [y[2] - h if y and y[1] and y[2] else 0 for h, y in zip(hs, ys)]]
+                ax.bar(xs, hs, wdt, label=c, yerr=err, capsize=1.5,
+                       error_kw={"elinewidth": 0.7, "ecolor": "black"})
             ax.axhline(1.0, color="black", linewidth=0.8)
             ax.set_xticks(range(len(others)))
             ax.set_xticklabels(others, rotation=60, ha="right", fontsize=7)
             ax.set_title("%s engine, %d workers" % e, fontsize=9)
             ax.set_yscale("log")
-        axes[0][0].set_ylabel("makespan (open-loop: p99) / volt's")
+            from matplotlib.ticker import FuncFormatter, LogLocator
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % round(v, 3)))
+            ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+        # Every bar and interval in view (bars on a log axis start below the lowest).
+        vals = [x for e in setups for c in cols for v in others
+                for x in (ratio(e, c, v) or ()) if x]
+        if vals:
+            axes[0][0].set_ylim(min(vals) / 1.3, max(vals) * 1.3)
+        axes[0][0].set_ylabel("makespan (open-loop: p99) / %s's" % ref)
         axes[0][-1].legend(fontsize=7)
+        fig.text(0.01, -0.01, "error bars: the ratio's 95%% interval (each interval's lower end "
+                 "over %s's upper, upper over its lower); a bar whose interval spans 1 ranks "
+                 "nothing" % ref, fontsize=7, color="#555555", ha="left", va="top")
         fig.tight_layout()
-        fig.savefig(out, dpi=110)
+        fig.savefig(out, dpi=110, bbox_inches="tight")
 elif kind == "sim-vs-threads":
     # Each policy x workload x workers: the threads engine's median makespan with its 95%
     # interval against the calibrated sim's; open-loop: the p50 and p99 latencies. A cell
@@ -597,7 +631,7 @@ while (($#)); do
 	--no-setup) setup=0; shift ;;
 	--resume) resume=1; shift ;;
 	-j) jobs=$2; shift 2 ;;
-	*) echo "reproduce: unknown argument $1 (see the head of $0)" >&2; exit 2 ;;
+	*) echo "reproduce: unknown argument $1 (scripts/reproduce.sh --help lists them)" >&2; exit 2 ;;
 	esac
 done
 
@@ -765,7 +799,7 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # 2. ZygOS: p99 / S against load, 16 simulated workers, S = 1 ms, 150,000 requests per point
-# (one long trial per point; plot.py draws per-trial bars only for several trials).
+# (one long trial per point; its error bars are the p99's 95% interval over slices of the trial).
 D=$REF/2-zygos
 if want 2 sim; then begin "$D" "2. ZygOS-style p99 / S against load, 16 simulated workers"; fi
 for dist in $(if want 2 sim; then echo 1 2; fi); do

@@ -124,11 +124,7 @@ def _cell(g, metric):
     raise ValueError(metric)
 
 
-_CI_METHODS = {
-    "batch-means-trials": "batch means over trials",
-    "batch-means-slices": "batch means over slices of one trial",
-    "order-statistics": "binomial order statistics, independent samples assumed",
-}
+_CI_METHODS = hl.CI_METHODS
 
 
 def percentile_interval(g, q, name):
@@ -183,7 +179,7 @@ def build_load_table(results, quantile=0.99, ci=True, sort=()):
         rows[index[lab]][1][loads.index(float(g.flat["param.load"]))] = Cell(
             fmt_sig(v / svc, 3),
             "[%s, %s]" % (fmt_sig(lohi[0] / svc, 3), fmt_sig(lohi[1] / svc, 3)) if lohi else "")
-    dists = sorted(set(hl.fmt_value(g.params.get("dist", 1)) for g in groups))
+    dists = sorted(set(hl.fmt_named("param.dist", g.params.get("dist", 1)) for g in groups))
     exp = dists in (["1"], ["exponential"])
     note = "" if exp else " (exponential service; these results are not)"
     for k in sorted(set(g.workers for g in groups)):
@@ -195,15 +191,16 @@ def build_load_table(results, quantile=0.99, ci=True, sort=()):
                      [Cell(fmt_sig(hl.mm1_p99(x, quantile), 3)) if x < 1 else Cell("inf")
                       for x in loads]))
     ntrials = sorted(set(len(g.trials) for g in groups))
-    nreq = sorted(set(int(g.params.get("requests", 0)) for g in groups))
     notes = ["%s: the %s end-to-end latency (intended arrival to completion) over the mean "
              "service time S, every request of every trial" % (qn, qn)]
     if ci and any(intervals):
         notes.append(_methods_note(qn, intervals))
     notes.append("theory: M/M/k is one shared FCFS queue on k workers, k x M/M/1 one queue "
                  "per worker; no scheduling cost")
+    # The count each trial ran: resolved by the harness when requests=0 (automatic).
     notes.append("requests per trial: %s; trials per configuration: %s"
-                 % ("/".join(map(str, nreq)), "/".join(map(str, ntrials))))
+                 % ((hl.fmt_requests(groups) or "").replace(" requests", ""),
+                    "/".join(map(str, ntrials))))
     title = "%s latency / mean service time against offered load (%s)" % (
         qn, ", ".join(_context(groups)))
     return [Table("p99-load", title, "configuration",
@@ -216,7 +213,7 @@ def _context(groups):
     out = []
     for key, fmt in (("workload", "%s"), ("engine", "%s engine"), ("workers", "%s workers"),
                      ("param.dist", "dist=%s"), ("param.service_us", "S=%s us")):
-        vals = sorted(set(hl.fmt_value(g.flat.get(key)) for g in groups if key in g.flat))
+        vals = sorted(set(hl.fmt_named(key, g.flat.get(key)) for g in groups if key in g.flat))
         if len(vals) == 1:
             out.append(fmt % vals[0])
     return out

@@ -33,6 +33,15 @@ add_result_test(harness_variants
                 $<TARGET_FILE:harness>)
 set_tests_properties(harness_variants PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT} SKIP_RETURN_CODE 77)
 
+# test_summary.sh: the multi-policy summary of an open-loop comparison on the
+# sim engine prints p50 and p99 per variant with their 95% intervals, the
+# figures of each variant's result file; the median's interval column is
+# the result file's median.ci95; no latency table without latencies.
+add_result_test(harness_summary
+                ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_summary.sh
+                $<TARGET_FILE:harness>)
+set_tests_properties(harness_summary PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT} SKIP_RETURN_CODE 77)
+
 # test_schema.sh: every workload on both engines; every result through
 # json_check and through a standard JSON Schema validator against
 # docs/result.schema.json (python3-jsonschema), which must reject results

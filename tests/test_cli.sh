@@ -231,7 +231,7 @@ pass "--trace writes bounded Chrome trace events"
 # Comparison mode: several policies, one table, one result file each.
 "$harness" --policy=all --workload=fib --param n=18 --workers 2 --trials 2 --warmup 0 \
 	--no-json >"$tmp/out" 2>"$tmp/err" || fail "--policy=all: exit status $?"
-grep -q '^policy  *ns/task  *spread' "$tmp/out" || fail "--policy=all printed no comparison table"
+grep -q '^policy  *ns/task  *\[95% interval\]' "$tmp/out" || fail "--policy=all printed no comparison table"
 for p in volt tokio fixed-interval-61 go rayon steal-one central-queue static-partition locality; do
 	[ "$(grep -cE "^$p +[0-9]" "$tmp/out")" -eq 1 ] ||
 		fail "--policy=all: the comparison table has no single row for $p"

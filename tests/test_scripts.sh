@@ -325,6 +325,63 @@ print("p99 data ok")
 EOF
 pass "plot.py p99-vs-load --theory: PNG, data = p99 / S from the files, M/M/1 and M/M/16 curves"
 
+# Captions computed from what was measured: the one-trial points' bars are
+# the p99's 95% interval (batch means over slices), not a per-trial range;
+# an automatic request count (requests=0) prints as each trial ran it;
+# enumerations by name. The figure is written as SVG with its text kept as
+# text, so the title and footer are read from the figure itself. Copies of
+# the open-loop results: with requests=0 (as an automatic count records it)
+# and, for two of them, without ci95 (an older file) and three trials.
+pycheck "p99-vs-load captions" "$scripts" "$r" "$tmp/cap" <<'EOF'
+import glob, html, json, os, re, sys
+sys.path.insert(0, sys.argv[1])
+import matplotlib
+matplotlib.rcParams["svg.fonttype"] = "none"
+import harnesslib as hl
+import plot
+src, out = sys.argv[2], sys.argv[3]
+
+def svg_text(results):
+    """The figure's text (title, footer, legend, ticks), one string."""
+    path = plot.plot_p99_vs_load(results, os.path.join(out, "p.svg"))
+    return " ".join(html.unescape(x) for x in re.findall(r"<text[^>]*>([^<]*)</text>",
+                                                         open(path).read()))
+
+auto = os.path.join(out, "auto")
+os.makedirs(auto)
+for f in sorted(glob.glob(os.path.join(src, "ol-*.json"))):
+    d = json.load(open(f))
+    assert d["trials"][0]["metrics"]["requests"] == 2000, d["trials"][0]["metrics"]
+    d["config"]["params"]["requests"] = 0
+    json.dump(d, open(os.path.join(auto, os.path.basename(f)), "w"))
+t = svg_text(hl.load_all([auto]))
+assert "batch means over slices of one trial" in t and "95% interval of the p99" in t, t
+assert "range" not in t and "min..max" not in t, t
+assert "2000 requests (auto)" in t and "0 requests" not in t.replace("2000 requests", ""), t
+assert "dist=exponential" in t and "dist=1" not in t, t
+# The p99-load table's title and notes alike.
+import tables
+tab = tables.build_load_table(hl.load_all([auto]))[0]
+assert "dist=exponential" in tab.title, tab.title
+assert "requests per trial: 2000 (auto)" in " ".join(tab.notes), tab.notes
+# An older file: no ci95; three trials give the range, one trial nothing.
+old = os.path.join(out, "old")
+os.makedirs(old)
+for f in sorted(glob.glob(os.path.join(src, "ol-central-queue-*.json"))):
+    d = json.load(open(f))
+    del d["histograms"]["end_to_end_ns"]["ci95"]
+    if os.path.basename(f) == "ol-central-queue-0.9.json":
+        d["trials"] = d["trials"] * 3
+    json.dump(d, open(os.path.join(old, os.path.basename(f)), "w"))
+t = svg_text(hl.load_all([old]))
+assert "range (min..max) of the per-trial p99 at 1 of 2 points" in t, t
+assert "no error bars at 1 of 2 points" in t and "95% interval" not in t, t
+t = svg_text(hl.load_all([os.path.join(old, "ol-central-queue-0.5.json")]))
+assert "no error bars" in t and "range" not in t, t
+print("captions ok")
+EOF
+pass "plot.py p99-vs-load: bars named as drawn (interval, range, none), resolved requests, dist by name"
+
 fi
 
 if want plots-b; then
@@ -342,6 +399,80 @@ png_ok "plot throughput" "$tmp/fig/throughput.png" $central:0.005 $static:0.005
 run "plot utilization" "$py" "$plot" utilization "$r" -o "$tmp/fig/utilization.png"
 png_ok "plot utilization" "$tmp/fig/utilization.png" ff0000:0.0004     # red: total
 pass "plot.py throughput and utilization"
+pycheck "throughput and utilization panels" "$scripts" "$r" "$tmp/fig" <<'EOF'
+import html, re, sys
+sys.path.insert(0, sys.argv[1])
+import matplotlib
+matplotlib.rcParams["svg.fonttype"] = "none"
+import harnesslib as hl
+import plot
+rs = hl.load_all([sys.argv[2]])
+want = ["fib, threads engine, 1 worker:", "fib, threads engine, 2 workers:",
+        "open-loop, sim engine, 16 workers:"]
+for f in (plot.plot_throughput, plot.plot_utilization):
+    path = f(rs, sys.argv[3] + "/panels.svg")
+    text = " ".join(html.unescape(x) for x in
+                    re.findall(r"<text[^>]*>([^<]*)</text>", open(path).read()))
+    heads = [w for w in want if w in text]
+    assert heads == want, (f.__name__, text)
+# Past the limit: refused with one line saying how to split.
+plot.MAX_PANELS = 2
+try:
+    plot.plot_throughput(rs, sys.argv[3] + "/refused.svg")
+    raise AssertionError("3 panels drawn past a limit of 2")
+except plot.PlotError as e:
+    assert "3 panels" in str(e) and "--where engine=" in str(e), e
+print("panels ok")
+EOF
+pass "plot.py throughput and utilization: a panel per workload, engine and worker count, titled so; too many refused"
+
+# An ablation as a user runs it: three variants of volt typed on the command
+# line, at two loads. The figure labels each series by the name typed (not
+# every knob that differs), gives each its own colour and marker, none in
+# the theory curves' dashed or dotted style, and draws the intervals;
+# reproduce.sh --table ablation fills every cell from these results.
+mkdir -p "$tmp/abl"
+run "harness ablation" "$harness" --policy='volt,volt:lifo_cap=0,volt:prefetch=32' \
+	--workload=open-loop --engine=sim --workers 4 --param load=0.5,0.8 --param requests=500 \
+	--trials 1 --warmup 0 --json "$tmp/abl/r.json"
+pycheck "ablation figure" "$scripts" "$tmp/abl" "$tmp/fig/abl.svg" <<'EOF'
+import html, re, sys
+sys.path.insert(0, sys.argv[1])
+import matplotlib
+matplotlib.rcParams["svg.fonttype"] = "none"
+import harnesslib as hl
+import plot
+rs = hl.load_all([sys.argv[2]])
+series = plot.load_series(rs)
+names = ["volt", "volt[lifo_cap=0]", "volt[prefetch=32]"]
+assert sorted(s.label for s, _ in series) == sorted(names), [s.label for s, _ in series]
+sts = plot.styles([s.points[0][1] for s, _ in series])
+assert len(set(st.colour for st in sts)) == 3, [st.colour for st in sts]
+assert len(set((st.marker, st.filled) for st in sts)) == 3, [st.marker for st in sts]
+assert not set(st.dash for st in sts) & {"--", ":"}, [st.dash for st in sts]
+bare = [st for (s, _), st in zip(series, sts) if s.label == "volt"][0]
+assert bare.colour == hl.policy_style("volt").colour        # the policy keeps its colour
+assert all(p[3] is not None and p[4] is not None for _, pts in series for p in pts), series
+plot.plot_p99_vs_load(rs, sys.argv[3], theory=True)
+text = [html.unescape(x) for x in re.findall(r"<text[^>]*>([^<]*)</text>", open(sys.argv[3]).read())]
+for n in names:
+    assert n in text, (n, text)
+assert not [t for t in text if "interval=" in t or "steal_max=" in t], text
+print("ablation figure ok")
+EOF
+run "reproduce.sh --table ablation" "$scripts/reproduce.sh" --table ablation "$tmp/abl"
+cp "$tmp/out" "$tmp/abl.md"
+pycheck "reproduce.sh --table ablation: empty cells" "$tmp/abl.md" <<'EOF'
+import sys
+rows = [l for l in open(sys.argv[1]) if l.startswith("| volt")]
+assert [r.split(" | ")[0] for r in rows] == ["| volt", "| volt[lifo_cap=0]",
+                                              "| volt[prefetch=32]"], rows
+for r in rows:
+    cells = [c.strip() for c in r.strip().strip("|").split("|")[1:]]
+    assert len(cells) == 2 and all(c and "[" in c for c in cells), r
+print("ablation table ok")
+EOF
+pass "an ablation: labels as typed, a colour and marker per variant, intervals; reproduce.sh --table ablation filled"
 
 run "plot gantt" "$py" "$plot" gantt --trace "$tmp/trace.json" -o "$tmp/fig/gantt.png"
 # Event names are coloured by total time: tick, poll, park, io.
@@ -404,6 +535,13 @@ st=$?
 [ $st -eq 2 ] && grep -q 'no open-loop result' "$tmp/err" || fail "p99-vs-load on fib: exit $st"
 [ -e "$tmp/fig/x.png" ] || [ -e "$tmp/fig/x.jpeg" ] && fail "a failed plot left a file"
 pass "plot.py: bad input exits 2 with one line, writes nothing"
+
+# reproduce.sh --help: its usage on stdout, exit 0, from any directory.
+(cd "$tmp" && "$scripts/reproduce.sh" --help) >"$tmp/out" 2>"$tmp/err" ||
+	fail "reproduce.sh --help: exit status $?"
+grep -q '^  scripts/reproduce.sh --check DIR' "$tmp/out" && grep -q -- '--table ablation' "$tmp/out" &&
+	! grep -q '^#' "$tmp/out" && [ ! -s "$tmp/err" ] || fail "reproduce.sh --help: not its usage"
+pass "reproduce.sh --help prints its usage, exit 0"
 
 fi
 
