@@ -1025,11 +1025,10 @@ static void print_compare_latency(FILE *f, const struct run_config *cfg,
 		const struct run_result *r = &res[c];
 		char p50[64] = "-", p99[64] = "-";
 		if (r->has_end_to_end && r->end_to_end.total) {
-			bool ci = r->e2e_ci.method != PCT_CI_NONE;
 			fmt_ci(p50, sizeof p50, (double)hist_percentile(&r->end_to_end, pct_level[P50]),
-			       r->e2e_ci.lo[P50], r->e2e_ci.hi[P50], ci);
+			       &r->e2e_ci, P50);
 			fmt_ci(p99, sizeof p99, (double)hist_percentile(&r->end_to_end, pct_level[P99]),
-			       r->e2e_ci.lo[P99], r->e2e_ci.hi[P99], ci);
+			       &r->e2e_ci, P99);
 		}
 		fprintf(f, "%-*s %30s %30s %10" PRIu64 "\n", w, cfg[c].name, p50, p99,
 			r->has_end_to_end ? r->end_to_end.total : 0);
