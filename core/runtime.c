@@ -277,22 +277,27 @@ void rt_wake_timekeeper(struct runtime *rt)
 		rt->engine->ops->unpark(rt->engine, (uint32_t)keeper);
 }
 
-size_t rt_poll_timers(struct worker *w)
+/* Wake onto w every task of heap h whose timer expired by now. */
+static size_t expire_heap(struct worker *w, struct timers *h, uint64_t now)
 {
-	struct runtime *rt = w->rt;
-	if (timers_next(&rt->timers) == TIMER_NONE)
-		return 0;	/* no clock read when nothing waits */
 	struct task *due[64];
 	size_t total = 0, n;
-	uint64_t now = rt_now(rt, w);
-	while ((n = timers_expire(&rt->timers, now, due, 64)) > 0) {
+	while ((n = timers_expire(h, now, due, 64)) > 0) {
 		for (size_t i = 0; i < n; i++)
-			rt_wake(rt, w, due[i]);
+			rt_wake(w->rt, w, due[i]);
 		total += n;
 		if (n < 64)
 			break;
 	}
 	return total;
+}
+
+size_t rt_poll_timers(struct worker *w)
+{
+	struct runtime *rt = w->rt;
+	if (timers_next(&rt->timers) == TIMER_NONE)
+		return 0;	/* no clock read when nothing waits */
+	return expire_heap(w, &rt->timers, rt_now(rt, w));
 }
 
 size_t rt_poll_io(struct worker *w)
@@ -309,16 +314,18 @@ size_t rt_poll_timers_of(struct worker *w, uint32_t owner, uint64_t now)
 	struct timers *h = &rt->wtimers[owner];
 	if (timers_next(h) > now)
 		return 0;
-	struct task *due[64];
-	size_t total = 0, n;
-	while ((n = timers_expire(h, now, due, 64)) > 0) {
-		for (size_t i = 0; i < n; i++)
-			rt_wake(rt, w, due[i]);
-		total += n;
-		if (n < 64)
-			break;
-	}
-	return total;
+	return expire_heap(w, h, now);
+}
+
+void rt_cap_to_next_event(struct worker *w, uint64_t *timeout_ns)
+{
+	uint64_t next = rt_next_event(w->rt);
+	if (next == TIMER_NONE)
+		return;
+	uint64_t now = rt_now(w->rt, w);
+	uint64_t left = next > now ? next - now : 0;
+	if (left < *timeout_ns)
+		*timeout_ns = left;
 }
 
 uint64_t rt_next_event(struct runtime *rt)

@@ -331,6 +331,9 @@ size_t rt_poll_timers_of(struct worker *w, uint32_t owner, uint64_t now);
 size_t rt_poll_io(struct worker *w);
 /* The earliest pending timer or I/O delivery, TIMER_NONE if none. */
 uint64_t rt_next_event(struct runtime *rt);
+/* The timekeeper about to park: shorten *timeout_ns to the time left
+ * until rt_next_event (0 if it is due), so that it wakes for it. */
+void rt_cap_to_next_event(struct worker *w, uint64_t *timeout_ns);
 
 /* The workload is done: record the end time, stop the workers. */
 void rt_finish(struct runtime *rt, struct worker *w);

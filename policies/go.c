@@ -774,13 +774,7 @@ static bool go_park(struct worker *w, uint64_t *timeout_ns)
 						    memory_order_relaxed, memory_order_relaxed)) {
 		GW(w)->keeper = true;
 		idle_fence_recheck();
-		uint64_t next = rt_next_event(rt);
-		if (next != TIMER_NONE) {
-			uint64_t now = rt_now(rt, w);
-			uint64_t left = next > now ? next - now : 0;
-			if (left < *timeout_ns)
-				*timeout_ns = left;
-		}
+		rt_cap_to_next_event(w, timeout_ns);
 	}
 	return true;
 }

@@ -870,13 +870,7 @@ static void park_on_driver(struct worker *w, struct tokio *tk, uint64_t *timeout
 						    memory_order_relaxed, memory_order_relaxed)) {
 		TW(w)->driver = true;
 		idle_fence_recheck();
-		uint64_t next = rt_next_event(rt);
-		if (next != TIMER_NONE) {
-			uint64_t now = rt_now(rt, w);
-			uint64_t left = next > now ? next - now : 0;
-			if (left < *timeout_ns)
-				*timeout_ns = left;
-		}
+		rt_cap_to_next_event(w, timeout_ns);
 	}
 }
 
