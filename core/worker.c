@@ -104,13 +104,7 @@ enum step worker_tick_close(struct worker *w, uint64_t *park_timeout_ns)
 	if (policy_park(p, w, park_timeout_ns)) {
 		if (!p->own_maintenance && w->index == 0) {
 			/* Worker 0 keeps the timers and I/O going while it sleeps. */
-			uint64_t next = rt_next_event(rt);
-			if (next != TIMER_NONE) {
-				uint64_t now = rt_now(rt, w);
-				uint64_t left = next > now ? next - now : 0;
-				if (left < *park_timeout_ns)
-					*park_timeout_ns = left;
-			}
+			rt_cap_to_next_event(w, park_timeout_ns);
 		}
 		w->st.parks++;
 		if (w->tracing)

@@ -1222,13 +1222,8 @@ static bool timeout_race_park(struct worker *w, uint64_t *timeout_ns)
 {
 	if (!volt_park(w, timeout_ns))
 		return false;
-	uint64_t next = w->index == 0 ? rt_next_event(w->rt) : TIMER_NONE;
-	if (next != TIMER_NONE) {
-		uint64_t now = rt_now(w->rt, w);
-		uint64_t left = next > now ? next - now : 0;
-		if (left < *timeout_ns)
-			*timeout_ns = left;
-	}
+	if (w->index == 0)
+		rt_cap_to_next_event(w, timeout_ns);
 	return true;
 }
 
