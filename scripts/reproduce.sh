@@ -1052,7 +1052,9 @@ for part in ("1-imbalanced", "2-zygos", "3-tokio-shapes", "4-ablation", "5-sim-v
         p = [d["provenance"] for d in ds]
         first = first or p[0]
         days = sorted(set(x["timestamp_utc"][:10] for x in p))
-        revs = sorted(set(x["git_revision"][:7] for x in p))
+        # A build with uncommitted changes says so (git_rev.cmake's -dirty).
+        revs = sorted(set(x["git_revision"][:7] + ("-dirty" if x["git_revision"].endswith("-dirty")
+                                                    else "") for x in p))
         extra = ""
         if eng == "real":
             la = [x["load_average"][0] for x in p if x.get("load_average")]
