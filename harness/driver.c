@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/check.h"
 #include "core/clock.h"
 #include "core/engine.h"
 #include "core/rng.h"
@@ -562,6 +563,9 @@ static int run_phase(const struct run_config *cfgs, size_t ncfg, struct run_resu
 			bi[c]++;
 		} else {
 			size_t c = order[i].cfg;
+			/* A round past a configuration's maximum (--trials auto)
+			 * would write past its trials: fail loudly, not at random. */
+			CHECK(!ph->measured || pi[c] < res[c].ntrials);
 			struct trial *t = ph->measured ? &res[c].trials[pi[c]] : &s->t;
 			t->noise.retries = 0;
 			t->order = place;
