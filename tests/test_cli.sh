@@ -61,7 +61,6 @@ expect_bad() {
 	rm -rf "$tmp/o" "$tmp/out" "$tmp/err"
 }
 
-
 # ---- bad input, --list, --help
 if wanted input-a; then
 expect_bad "unknown policy" "nosuchpolicy" --policy=nosuchpolicy --workload=fib
@@ -180,7 +179,6 @@ before=$(ls -A "$tmp")
 rm -f "$tmp/out" "$tmp/err"
 [ "$(ls -A "$tmp")" = "$before" ] || fail "--no-json created a file: $(ls -A "$tmp")"
 pass "--no-json"
-
 fi
 if wanted runs-b; then
 # --hdr: HdrHistogram's percentile distribution, readable by its plotters,
