@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 /* Median round trip in ns between cpu_a and cpu_b over `rounds` bounces
- * (taken in batches); returns 0 on success, -errno if the CPUs cannot be
- * used. */
+ * (taken in batches of 100; fewer when the batches made already took
+ * 100 ms); returns 0 on success, -errno if the CPUs cannot be used. */
 int c2c_probe(int cpu_a, int cpu_b, uint32_t rounds, double *median_ns);
 
 #endif

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/check.h"
 #include "core/clock.h"
 #include "core/engine.h"
 #include "core/rng.h"
@@ -442,9 +443,12 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		/* --c2c-band, --speed-band: wait a little for the round trip and
 		 * the compute probe to come into their bands before starting
 		 * (this machine's regimes can change from one trial to the
-		 * next, its compute speed within a second). */
+		 * next, its compute speed within a second). The budget counts
+		 * this wait as it goes: on a loaded machine one probe can take
+		 * a second, and 25 of them would run far past it. */
 		uint64_t w0 = mono_ns();
-		for (uint32_t k = 0; k < NOISE_BAND_WAIT_PROBES && band_spent_ns < NOISE_BAND_BUDGET_NS &&
+		for (uint32_t k = 0; k < NOISE_BAND_WAIT_PROBES &&
+				     band_spent_ns + (mono_ns() - w0) < NOISE_BAND_BUDGET_NS &&
 				     !(noise_c2c_in_band(out->noise.c2c_before_ns, cfg->c2c_lo,
 							 cfg->c2c_hi) &&
 				       noise_c2c_in_band(out->noise.speed_before_ns, cfg->speed_lo,
@@ -480,9 +484,7 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		 * NOISE_BAND_RETRIES times. */
 		bool noisy = out->noise.flags && cfg->noise_mode == NOISE_RETRY &&
 			     out->noise.retries < NOISE_RETRIES;
-		bool banded = (out->noise.flags & (NOISE_C2C_BAND | NOISE_SPEED_BAND)) &&
-			      out->noise.retries < NOISE_BAND_RETRIES &&
-			      band_spent_ns < NOISE_BAND_BUDGET_NS;
+		bool banded = noise_band_rerun(out->noise.flags, out->noise.retries, band_spent_ns);
 		if (acc && (noisy || banded)) {
 			if (!noisy)
 				band_spent_ns += mono_ns() - run0;
@@ -668,6 +670,9 @@ static int run_phase(const struct run_config *cfgs, size_t ncfg, struct run_resu
 			bi[c]++;
 		} else {
 			size_t c = order[i].cfg;
+			/* A round past a configuration's maximum (--trials auto)
+			 * would write past its trials: fail loudly, not at random. */
+			CHECK(!ph->measured || pi[c] < res[c].ntrials);
 			struct trial *t = ph->measured ? &res[c].trials[pi[c]] : &s->t;
 			t->noise.retries = 0;
 			t->order = place;

@@ -198,6 +198,12 @@ uint32_t noise_speed_band_flag(const struct trial_noise *n, double lo, double hi
 	return outside(n, n->speed_before_ns, n->speed_after_ns, lo, hi, NOISE_SPEED_BAND);
 }
 
+bool noise_band_rerun(uint32_t flags, uint32_t retries, uint64_t spent_ns)
+{
+	return (flags & (NOISE_C2C_BAND | NOISE_SPEED_BAND)) && retries < NOISE_BAND_RETRIES &&
+	       spent_ns < NOISE_BAND_BUDGET_NS;
+}
+
 const char *noise_flag_text(enum noise_flag f)
 {
 	switch (f) {

@@ -99,6 +99,13 @@ uint32_t noise_band_flag(const struct trial_noise *n, double lo, double hi);
  * outside [lo, hi] (--speed-band), else 0. */
 uint32_t noise_speed_band_flag(const struct trial_noise *n, double lo, double hi);
 
+/* --c2c-band, --speed-band: whether a trial with these flags, run again
+ * `retries` times so far, runs once more, the process having spent
+ * spent_ns on the bands' waits and re-runs: only one flagged outside a
+ * band, fewer than NOISE_BAND_RETRIES times, and with spent_ns below
+ * NOISE_BAND_BUDGET_NS. */
+bool noise_band_rerun(uint32_t flags, uint32_t retries, uint64_t spent_ns);
+
 /* "involuntary switches", "migrations", "OS time in compute", "host steal",
  * "round trip moved", "round trip outside the band", "compute speed moved",
  * "compute speed outside the band"; key: the JSON name. */

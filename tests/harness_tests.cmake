@@ -1,8 +1,12 @@
 # Tests of the harness program itself, included from tests/CMakeLists.txt.
 #
-#   harness_cli  tests/test_cli.sh: bad input exits 2 with one line and no
-#                file; --list and --help; a small real run whose result
-#                passes json_check; SIGTERM leaves no file behind.
+#   harness_cli_* tests/test_cli.sh in seven parts, each its own test:
+#                input-a, input-b (bad input exits 2 with one line and no
+#                file; --list and --help), runs-a, runs-b (small real runs
+#                whose results pass json_check; SIGTERM leaves no file
+#                behind), c2c-band,
+#                speed-band (a trial outside the band run again, at most 4
+#                times, and kept flagged) and costs (the sim's cost files).
 #
 # json_check validates a result file against docs/results.md (schema 1),
 # plain or gzip-compressed (zlib reads both).
@@ -13,10 +17,17 @@ find_package(ZLIB REQUIRED)
 add_executable(json_check json_check.c)
 target_link_libraries(json_check PRIVATE PkgConfig::JANSSON ZLIB::ZLIB harness_core)
 
-add_result_test(harness_cli
-                ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.sh
-                $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
-set_tests_properties(harness_cli PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
+# The input parts write no result (add_result_test fails on none).
+foreach(part input-a input-b runs-a runs-b c2c-band speed-band costs)
+  set(cmd ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.sh
+          $<TARGET_FILE:harness> $<TARGET_FILE:json_check> ${part})
+  if(part MATCHES "^input")
+    add_test(NAME harness_cli_${part} COMMAND ${cmd})
+  else()
+    add_result_test(harness_cli_${part} ${cmd})
+  endif()
+  set_tests_properties(harness_cli_${part} PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
+endforeach()
 
 # test_trials_auto.sh: --trials auto on interleaved sim variants, the stopping
 # rule recomputed from the trials, the rounds' fairness, CLI summary lines.

@@ -138,6 +138,30 @@ static void band(void)
 	noise_free(&n);
 }
 
+/* Whether a trial outside a band runs again: the rule the driver follows,
+ * fed known re-run counts and band times (how many re-runs a real run gets
+ * depends on how much time its probes take, so harness_cli_bands asserts
+ * only that it stays within the cap). */
+static void band_rerun_rule(void)
+{
+	const uint64_t cap = NOISE_BAND_BUDGET_NS;
+	for (uint32_t r = 0; r < NOISE_BAND_RETRIES; r++) {
+		ASSERT(noise_band_rerun(NOISE_C2C_BAND, r, 0));
+		ASSERT(noise_band_rerun(NOISE_SPEED_BAND, r, cap - 1));
+		ASSERT(noise_band_rerun(NOISE_C2C_BAND | NOISE_STOLEN, r, 0));
+	}
+	/* The 4th re-run is the last: the trial is then kept, flagged. */
+	ASSERT_EQ(NOISE_BAND_RETRIES, 4);
+	ASSERT(!noise_band_rerun(NOISE_C2C_BAND, NOISE_BAND_RETRIES, 0));
+	ASSERT(!noise_band_rerun(NOISE_SPEED_BAND | NOISE_C2C_BAND, NOISE_BAND_RETRIES + 1, 0));
+	/* The process's band time spent: no more re-runs, whatever the count. */
+	ASSERT(!noise_band_rerun(NOISE_C2C_BAND, 0, cap));
+	ASSERT(!noise_band_rerun(NOISE_SPEED_BAND, 0, UINT64_MAX));
+	/* Only the bands' flags re-run a trial here (--noise=retry is apart). */
+	ASSERT(!noise_band_rerun(0, 0, 0));
+	ASSERT(!noise_band_rerun(NOISE_STOLEN | NOISE_C2C | NOISE_SPEED | NOISE_SWITCHES, 0, 0));
+}
+
 /* The compute probe is made (not folded away by the compiler: fib(17) is
  * 5,167 calls, far above 100 ns on any machine this runs on), and leaves
  * the calling thread's CPU mask as it found it: the unpinned workers
@@ -262,6 +286,7 @@ int main(void)
 {
 	RUN(thresholds);
 	RUN(band);
+	RUN(band_rerun_rule);
 	RUN(speed_probe);
 	RUN(tukey);
 	RUN(competitor_is_flagged);

@@ -14,8 +14,10 @@
 #   - the stopping rule, recomputed here from the trials' makespans (the
 #     binomial ranks of the median's interval summed independently): no
 #     count from min up to the last one met the target, the last one did
-#     unless it is the maximum, and the half-width written is the one
-#     recomputed;
+#     unless it is the maximum, the half-width written is the one
+#     recomputed, and so are both ends of the median's interval;
+#   - each configuration's progress lines number its trials 1..n, never one
+#     past the maximum (the driver CHECKs that it does not run one);
 #   - the interleaving stayed fair: after the first min trials of every
 #     configuration, trial i of any configuration ran after trial i - 1 of
 #     every configuration that still ran one (one round at a time);
@@ -82,6 +84,10 @@ for p in ("volt", "tokio", "static-partition"):
         assert halfwidth(ms[:k]) > tgt, "%s: %d trials already met the target" % (p, k)
     h = halfwidth(ms)
     assert abs(h - a["half_width"]) <= 1e-9 * max(1, h), (p, h, a["half_width"])
+    # The median's interval in the file: the order statistics x(j) and
+    # x(n + 1 - j) of the trials, both ends.
+    ci, srt, j = d["median"]["ci95"]["makespan_ns"], sorted(ms), rank(n)
+    assert (ci["lo"], ci["hi"]) == (srt[j - 1], srt[n - j]), (p, n, j, ci, srt)
     met = h <= tgt
     assert a["stopped"] == ("target" if met else "max"), (p, h, a)
     assert met or n == hi, (p, n, h)
@@ -100,6 +106,12 @@ for line in open(tmp + "/err"):
     i, c = int(m.group(1)), m.group(2)
     seen[(i, c)] = pos
     pos += 1
+# Each configuration's progress lines number its trials 1..n, n those in
+# its result, never one past --trials-max.
+for p in ("volt", "tokio", "static-partition"):
+    n = len(json.load(open("%s/r.%s.json" % (tmp, p)))["trials"])
+    nums = sorted(i for (i, c) in seen if c == p)
+    assert nums == list(range(1, n + 1)) and n <= 30, (p, n, nums)
 for (i, c), at in seen.items():
     if i > 6:
         for (i2, c2), at2 in seen.items():
