@@ -362,7 +362,7 @@ sw run grid.json --out merged2 >out 2>err || fail "sweep over merged results exi
 grep -q '12 exist, 0 to run' err || fail "a sweep over merged results wants to run again"
 # A result with the same id but another configuration is reported.
 f=$(ls hostA/*.json | head -1)
-sed 's/"warmup": 0/"warmup": 7/' "$f" >hostB/"$(basename "$f")"
+sed -E 's/"warmup": ?0([,}])/"warmup": 7\1/' "$f" >hostB/"$(basename "$f")"
 "$py" "$sweep" merge --out merged3 hostA hostB >out 2>err && fail "merge accepted a conflicting duplicate"
 grep -q 'configurations differ' err || fail "merge did not name the conflict"
 pass "merge: 3 copies of 12 runs give 12 files; two hosts' halves give the grid; conflicts reported"
