@@ -10,6 +10,7 @@
  */
 #include "driver.h"
 #include "real.h"
+#include "fail.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -35,18 +36,6 @@ void (*driver_exit_cleanup)(void);
 
 /* The stream of the shuffle generator; distinct from the workers' streams. */
 #define ORDER_STREAM 0x6f72646572ull
-
-static int fail(int rc, char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(int rc, char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return rc;
-}
 
 /* --c2c-band: the wall time this process has spent waiting for the band and
  * on trials run again for it; past NOISE_BAND_BUDGET_NS it does neither, so

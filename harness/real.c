@@ -17,22 +17,10 @@
 #include <jansson.h>
 
 #include "harness/driver.h"
+#include "harness/fail.h"
 #include "policies/policy.h"
 
 extern char **environ;
-
-static int fail(int rc, char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(int rc, char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return rc;
-}
 
 /* The workloads the peers run, and the parameters each passes on: the
  * others must be at values the peers take as they are. */
