@@ -89,9 +89,14 @@ enum step worker_tick_close(struct worker *w, uint64_t *park_timeout_ns)
 		 * so the root was injected and start_ns is visible; end_ns is
 		 * visible once finished reads true (acquire). */
 		uint64_t b0 = t0 > rt->start_ns ? t0 : rt->start_ns;
-		uint64_t b1 = rt_finished(rt) && rt->end_ns < t1 ? rt->end_ns : t1;
+		uint64_t b1 = t1;
+		if (rt_finished(rt) && rt->end_ns < t1) {
+			/* The last ticks only: the part after the end, for the
+			 * lower-bound check's accounting (runtime.h). */
+			b1 = rt->end_ns;
+			w->busy_after_end_ns += b1 > b0 ? t1 - b1 : 0;
+		}
 		w->st.busy_ns += b1 > b0 ? b1 - b0 : 0;
-		w->busy_after_end_ns += t1 > b1 && b1 > b0 ? t1 - b1 : 0;
 		w->task_compute_ns += w->compute_ns - w->tick_compute0;
 		if (w->tick_compute_max > w->task_compute_max_ns)
 			w->task_compute_max_ns = w->tick_compute_max;
