@@ -798,8 +798,9 @@ fi
 fi
 
 # ---------------------------------------------------------------------------------------------
-# 2. ZygOS: p99 / S against load, 16 simulated workers, S = 1 ms, 150,000 requests per point
-# (one long trial per point; its error bars are the p99's 95% interval over slices of the trial).
+# 2. ZygOS: p99 / S against load, 16 simulated workers, S = 1 ms, the harness's own request
+# sizing (workloads/open_loop.c: enough requests for a partitioned queue to converge) and its
+# default trials; the error bars are the p99's 95% interval over the trials (batch means).
 D=$REF/2-zygos
 if want 2 sim; then begin "$D" "2. ZygOS-style p99 / S against load, 16 simulated workers"; fi
 for dist in $(if want 2 sim; then echo 1 2; fi); do
@@ -813,8 +814,7 @@ for dist in $(if want 2 sim; then echo 1 2; fi); do
   "engines": "sim",
   "workers": 16,
   "set": {"routing": 1},
-  "params": {"load": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95], "dist": $dist, "service_us": 1000, "requests": 150000},
-  "trials": 1,
+  "params": {"load": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95], "dist": $dist, "service_us": 1000},
   "options": {"warmup": 0}
 }
 EOF
@@ -829,8 +829,7 @@ EOF
   "engines": "sim",
   "workers": 16,
   "set": {"prefetch": 32},
-  "params": {"load": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95], "dist": $dist, "service_us": 1000, "requests": 150000},
-  "trials": 1,
+  "params": {"load": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95], "dist": $dist, "service_us": 1000},
   "options": {"warmup": 0}
 }
 EOF
