@@ -97,6 +97,14 @@ struct sim_costs {
 	 * (sim_costs_policy_poll); 0 if it has none.
 	 */
 	uint64_t policy_poll;	/* the running policy's, set by the sim engine */
+	/*
+	 * `causal = 0` (default 1): a task spawned or woken inside a step is
+	 * runnable from the step's start, and the clock stands still within
+	 * a step, as the sim was before it modelled time within a step
+	 * (docs/sim.md, "Time within a step"): for ablations only. Stored
+	 * inverted, so that the zeroed table is the causal one.
+	 */
+	bool acausal;
 	uint32_t npolicy;
 	struct sim_named_cost policies[SIM_WORK_MAX];
 };

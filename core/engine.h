@@ -17,6 +17,7 @@
 struct runtime;
 struct worker;
 struct engine;
+struct task;
 
 /* A park timeout meaning "until unparked". */
 #define PARK_FOREVER UINT64_MAX
@@ -46,6 +47,12 @@ struct engine_ops {
 	 * sched_yield, a simulation engine charges one idle step. Owner
 	 * thread; optional (NULL: nothing happens). */
 	void (*yield)(struct engine *e, struct worker *w);
+	/* Worker `w` is about to poll `t`: an engine that runs a whole step
+	 * at once (the simulation) lets the worker's clock reach the time t
+	 * became runnable (t->ready_ns, stamped at its schedule), and returns
+	 * the ns it waited; those are idle, not the tick's. Owner thread;
+	 * optional (NULL: the engine's clocks are causal already). */
+	uint64_t (*await_ready)(struct engine *e, struct worker *w, const struct task *t);
 	/*
 	 * Harness thread: call rt->place(rt, rt->place_arg) if set, before any
 	 * worker runs (it may put tasks on workers with rt_place), start the

@@ -45,7 +45,10 @@ struct sim_worker {
 	/* At the last charge: the counters' cost (a linear function of them,
 	 * so a step costs the difference), lock acquisitions and completions. */
 	uint64_t last_cost, last_locks, last_completions;
-	/* The policy's schedule_local, wrapped when the cache model is on. */
+	/* The latest in-step time sim_now handed out (step_now): the clock
+	 * never falls below it, even where --explore shrinks a step. */
+	uint64_t seen;
+	/* The policy's schedule_local, which sim_sched_local wraps. */
 	void (*sched_local)(struct worker *w, struct task *t, enum sched_kind kind);
 };
 
@@ -93,6 +96,7 @@ struct sim_engine {
 	uint32_t live;			/* events pending */
 	struct rng rng;
 	uint64_t now;			/* the clock of the worker being stepped */
+	struct worker *cur;		/* the worker being stepped, or NULL */
 	uint64_t lock_free_at;		/* the global-queue lock, as a resource */
 	/* With the model on: the global-queue lock's acquisition count when
 	 * last looked at (struct inject's `taken`) and the worker that took
@@ -239,10 +243,52 @@ static inline uint64_t ev_time(const struct sim_engine *s, uint32_t id)
 	return s->time[id];
 }
 
+/*
+ * The cache and migration model, the workloads' work and the policy's own
+ * per-poll cost (core/touch.h, docs/sim.md): the cost of a worker's model
+ * counters and polls, linear like the mechanisms' (0 with the model off:
+ * every term is then 0).
+ */
+static inline uint64_t model_cost(const struct sim_costs *c, const struct worker_stats *st)
+{
+	return sim_costs_cold_starts(st) * c->cold_start +
+	       sim_costs_line_transfers(st) * c->line_transfer +
+	       sim_costs_work_units(c, st) * c->work + st->polls * c->policy_poll +
+	       sim_costs_contended(st) * c->contended;
+}
+
+/*
+ * The time inside a worker's step. A step runs a whole poll at once, and is
+ * charged at its end by the counters it moved (charge); in between, the
+ * worker's time is its clock (the step's start plus any compute its tasks
+ * declared) plus what the counters moved so far would cost: the step's
+ * clock moves with its charges, so that a spawn, a wake or a notify in the
+ * middle of a long poll happens in the middle of it, and rt_now read
+ * between two steals differs by the first one's cost. The lock's waits and
+ * hold, and the shared word's remote writes, are known only at the charge:
+ * in-step times leave them out.
+ */
+static inline uint64_t step_now(struct sim_engine *s, struct worker *w)
+{
+	struct sim_worker *sw = &s->w[w->index];
+	const struct sim_costs *c = &s->costs;
+	uint64_t total = sim_costs_mechanisms(c, &w->st) + (s->lock_model ? model_cost(c, &w->st) : 0);
+	/* Modulo 2^64 as in charge; each counter's own increment costs
+	 * at least 0, so the pending part is never negative. */
+	uint64_t t = sw->clock + (total - sw->last_cost);
+	if (__builtin_expect(s->costs.acausal, 0))
+		t = sw->clock;	/* causal = 0: the clock stands still in a step */
+	if (t > sw->seen)
+		sw->seen = t;
+	return t;
+}
+
 static uint64_t sim_now(struct engine *e, struct worker *w)
 {
 	struct sim_engine *s = (struct sim_engine *)e;
-	return w ? s->w[w->index].clock : s->now;
+	if (!w)
+		w = s->cur;	/* outside any worker, within a step: the step's time */
+	return w ? step_now(s, w) : s->now;
 }
 
 static void sim_compute(struct engine *e, struct worker *w, uint64_t ns)
@@ -258,7 +304,8 @@ static void sim_yield(struct engine *e, struct worker *w)
 	sim_compute(e, w, ((struct sim_engine *)e)->costs.idle_step);
 }
 
-/* Make a parked worker runnable at the waker's time plus the wake latency. */
+/* Make a parked worker runnable at the waker's time plus the wake latency
+ * (the waker's time within its step, when a worker's step wakes it). */
 static void sim_unpark(struct engine *e, uint32_t id)
 {
 	struct sim_engine *s = (struct sim_engine *)e;
@@ -270,7 +317,7 @@ static void sim_unpark(struct engine *e, uint32_t id)
 	}
 	if (sw->woken)
 		return;		/* already on its way */
-	uint64_t at = s->now + s->costs.wake_latency;
+	uint64_t at = (s->cur ? step_now(s, s->cur) : s->now) + s->costs.wake_latency;
 	sw->clock = at > sw->clock ? at : sw->clock;
 	sw->woken = true;
 	ev_set(s, id, sw->clock);
@@ -307,27 +354,44 @@ static uint64_t lock_cost(struct sim_engine *s, uint32_t id, uint64_t clock, uin
 }
 
 /*
- * The cache and migration model, the workloads' work and the policy's own
- * per-poll cost (core/touch.h, docs/sim.md): the cost of a worker's model
- * counters and polls, linear like the mechanisms' (0 with the model off:
- * every term is then 0).
+ * Every task a worker hands to its policy (a spawn, a join's or a wake's
+ * re-schedule, a re-poll) becomes runnable at that point of the worker's
+ * step: stamped so (ready_ns, which a scheduling-delay sample stamps the
+ * same), and with the cache model on, touched there.
  */
-static inline uint64_t model_cost(const struct sim_costs *c, const struct worker_stats *st)
-{
-	return sim_costs_cold_starts(st) * c->cold_start +
-	       sim_costs_line_transfers(st) * c->line_transfer +
-	       sim_costs_work_units(c, st) * c->work + st->polls * c->policy_poll +
-	       sim_costs_contended(st) * c->contended;
-}
-
-/* With the cache model on, every task a worker hands to its policy (a
- * spawn, a join's or a wake's re-schedule, a re-poll) is touched there. */
 static void sim_sched_local(struct worker *w, struct task *t, enum sched_kind kind)
 {
 	struct sim_engine *s = (struct sim_engine *)w->rt->engine;
+	uint64_t now = step_now(s, w);
+	t->ready_ns = now;
+	if (w->rt->touch_on)
+		t->touch = touch_word(w->index, now);
+	s->w[w->index].sched_local(w, t, kind);
+}
+
+/*
+ * A worker is about to poll t. The policy's queues hold every task made
+ * runnable in any step so far, and steps run whole: a worker whose clock
+ * is behind the step that made t runnable (a thief, stepped at its own
+ * earlier time) can find t before that step's virtual time reached it.
+ * The poll then waits until t exists: the worker's clock moves to t's
+ * stamp, and the wait is idle time, not the tick's (worker_step_poll).
+ * What this leaves out: the thief took t from where it would not have
+ * been yet, instead of searching on meanwhile (docs/sim.md).
+ */
+static uint64_t sim_await_ready(struct engine *e, struct worker *w, const struct task *t)
+{
+	struct sim_engine *s = (struct sim_engine *)e;
 	struct sim_worker *sw = &s->w[w->index];
-	t->touch = touch_word(w->index, sw->clock);
-	sw->sched_local(w, t, kind);
+	if (t->ready_ns <= sw->clock || s->costs.acausal)
+		return 0;	/* the in-step time is at least the clock */
+	uint64_t now = step_now(s, w);
+	if (t->ready_ns <= now)
+		return 0;
+	uint64_t wait = t->ready_ns - now;
+	sw->clock += wait;
+	s->now = sw->clock;
+	return wait;
 }
 
 /*
@@ -439,6 +503,10 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 		cost = cost / 2 + (uint64_t)(((unsigned __int128)cost * rng_next(&s->rng)) >> 32);
 	}
 	sw->clock += cost;
+	/* Exploring may shrink the step below the in-step times it handed
+	 * out (step_now): time never runs backwards. */
+	if (sw->clock < sw->seen)
+		sw->clock = sw->seen;
 	bool lock_model = model && s->lock_model;
 	uint64_t xfer = lock_model ? lock_transfer(s, id, start, sw->clock) : 0;
 	if (locks || xfer)
@@ -696,11 +764,13 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		}
 		s->now = sw->clock;
 		uint64_t t_step = sw->clock, timeout = 0;
+		s->cur = w;
 		enum step st = worker_step_poll(w, &timeout);
 		if (!explore)
 			prefetch_deps(rt, who);
 		s->steps++;
 		bool progressed = charge(s, id, t_step, explore, model);
+		s->cur = NULL;
 		if (check && !rt_finished(rt)) {
 			const char *why = rt->policy->check_idle(rt);
 			if (why) {
@@ -766,6 +836,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	CHECK(rt->nworkers == s->n);
 	s->rt = rt;
 	s->now = 0;
+	s->cur = NULL;
 	s->lock_free_at = 0;
 	s->lock_seen = rt->inject.taken;
 	s->lock_last = 0;
@@ -785,7 +856,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 		s->rmw[i].seen = rt->workers[i].shared_rmws;
 	rt->touch_on = s->costs.cold_start || s->costs.line_transfer || s->costs.contended;
 	rt->touch_cold_after = s->costs.cold_after;
-	for (uint32_t i = 0; i < s->n && rt->touch_on; i++) {
+	for (uint32_t i = 0; i < s->n; i++) {
 		s->w[i].sched_local = rt->policy->schedule_local;	/* as rt_create set it */
 		rt->workers[i].sched_local = sim_sched_local;
 	}
@@ -841,6 +912,7 @@ static const struct engine_ops sim_ops = {
 	.unpark = sim_unpark,
 	.compute = sim_compute,
 	.yield = sim_yield,
+	.await_ready = sim_await_ready,
 	.run = sim_run,
 	.finish = sim_finish,
 	.destroy = sim_destroy,

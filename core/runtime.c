@@ -183,15 +183,19 @@ void rt_place(struct runtime *rt, uint32_t index, struct task *t)
 	/* The worker has not run yet: this thread may act as its owner. The
 	 * task counts as injected: no worker spawned it. */
 	atomic_fetch_add_explicit(&rt->remote_spawns, 1, memory_order_relaxed);
+	t->ready_ns = 0;	/* runnable from the start (engine.h await_ready) */
 	rt->policy->schedule_local(&rt->workers[index], t, SCHED_SPAWN);
 }
 
 /* Re-schedule or inject from outside any worker. */
 void rt_schedule_remote(struct runtime *rt, struct task *t)
 {
-	/* Remote schedules are rare: stamp every one. */
+	/* Remote schedules are rare: stamp every one. An engine that reads
+	 * every task's stamp (engine.h await_ready) gets one sampling off. */
 	if (rt->sample_on)
 		sample_mark(t, rt_now(rt, NULL));
+	else if (rt->engine->ops->await_ready)
+		t->ready_ns = rt_now(rt, NULL);
 	rt->policy->schedule_remote(rt, t);
 }
 

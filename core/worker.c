@@ -195,6 +195,12 @@ enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
 		if (__builtin_expect(t == FIND_WORK_BUSY, 0))
 			return STEP_IDLE;
 		if (t) {
+			/* A task found before the virtual time it became
+			 * runnable is waited for, outside the tick's time
+			 * (engine.h await_ready). */
+			const struct engine_ops *eo = w->rt->engine->ops;
+			if (eo->await_ready)
+				w->tick_t0 += eo->await_ready(w->rt->engine, w, t);
 			/* The simulation engine charges each step by the
 			 * counters it moved: count the poll now. */
 			if (__builtin_expect(w->rt->touch_on, 0)) {

@@ -274,7 +274,7 @@ static const char *fmt_span(char *buf, size_t len, uint64_t ns)
  * busy time inside the run. The threads engine spins each compute on the
  * clock that times the run and the ticks, so the bound holds there to the
  * clock's granularity, which is all it allows; the sim's virtual clock is
- * exact. A run below it (the sim's step is not causal: docs/sim.md) is
+ * exact. A run below it (a defect, or the sim with cost.causal=0: docs/sim.md) is
  * refused with -ERANGE, and nothing of it is reported or written.
  */
 static int check_bound(const struct run_config *cfg, const struct runtime *rt, char *err,

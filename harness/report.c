@@ -544,6 +544,7 @@ static json_t *config_json(const struct run_config *cfg, const struct run_result
 		SIM_COSTS(X)
 #undef X
 		rc |= put(o, "sim_costs_ns", costs);
+		rc |= put(o, "sim_causal", json_boolean(!cfg->costs->acausal));
 		/* The cache and migration model and the workload's work, only
 		 * when on: results with the model off keep their form. */
 		if (sim_costs_model_on(cfg->costs)) {

@@ -5,10 +5,12 @@
 # max(T1/P, longest task), T1 the compute its tasks declared, or whose
 # declared work does not lie in the workers' busy time, exits 1 with one
 # line naming the policy, the workers, the makespan and the bound, and
-# writes no result. The refused runs are the sim's (its step is not
-# causal, docs/sim.md: rayon, central-queue, go and blumofe-leiserson
-# finish imbalanced below the floor); volt's run of the same shape, and a
-# threads run, stay within it and are written.
+# writes no result. The refused runs are the sim's with cost.causal=0 (a
+# step's spawns runnable from its start, as the sim was before it modelled
+# time within a step, docs/sim.md: rayon, central-queue, go and
+# blumofe-leiserson then finish imbalanced below the floor); the causal
+# sim's runs of the same shape, and threads runs, stay within it and are
+# written.
 #
 #   test_bound.sh HARNESS
 set -u
@@ -42,19 +44,19 @@ refused() {
 # 4 workers: T1/P = 1.75 ms; the sim's rayon ends at 1.702 ms.
 refused "sim rayon 4 workers below T1/P" \
 	'^harness: policy rayon, 4 workers: makespan 1\.702 ms is below its lower bound 1\.750 ms, max\(T1/P, longest task\) with T1 = 7\.000 ms of declared work and a longest task of 100\.000 us; result refused$' \
-	--engine=sim --policy=rayon --workers 4 "${small[@]}"
+	--engine=sim --policy=rayon --workers 4 --set cost.causal=0 "${small[@]}"
 # 128 workers: T1/P = 54.7 us, but no run beats its longest leaf, 100 us;
 # central-queue's ends at 4.3 us.
 refused "sim central-queue 128 workers below its longest task" \
 	'^harness: policy central-queue, 128 workers: makespan [0-9.]+ us is below its lower bound 100\.000 us,' \
-	--engine=sim --policy=central-queue --workers 128 "${small[@]}"
+	--engine=sim --policy=central-queue --workers 128 --set cost.causal=0 "${small[@]}"
 # Several policies in one run: one below its bound refuses the run, and no
 # policy's file is written.
 refused "sim volt,rayon: the run refused" '^harness: policy rayon, 4 workers: makespan' \
-	--engine=sim --policy=volt,rayon --workers 4 "${small[@]}"
+	--engine=sim --policy=volt,rayon --workers 4 --set cost.causal=0 "${small[@]}"
 
 # --explore reports it as what it is, not as a lost task.
-"$harness" --engine=sim --policy=rayon --workers 256 "${shape[@]}" --explore-seed 1 \
+"$harness" --engine=sim --policy=rayon --workers 256 --set cost.causal=0 "${shape[@]}" --explore-seed 1 \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 1 ] || fail "explore: exit status $rc, expected 1"
@@ -79,6 +81,12 @@ PY
 	pass "$name"
 }
 written "sim volt 4 workers within its bound" 1750000 --engine=sim --policy=volt --workers 4 "${small[@]}"
+for p in rayon central-queue go blumofe-leiserson; do
+	written "causal sim $p 4 workers within its bound" 1750000 --engine=sim --policy=$p --workers 4 \
+		"${small[@]}"
+done
+written "causal sim central-queue 128 workers within its bound" 100000 --engine=sim \
+	--policy=central-queue --workers 128 "${small[@]}"
 written "threads volt 2 workers within its bound" 3500000 --policy=volt --workers 2 "${small[@]}"
 # More workers than this machine may have cores: the OS takes spins away
 # and gives them back, and the bound still holds.

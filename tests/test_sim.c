@@ -6,7 +6,9 @@
  * bound T_P >= T_1 / P) and some speedup at every P >= 2. (The tight
  * bounds and efficiency of fib(30) are in test_sim_scaling.) The workers
  * share one free list of task blocks, passed from step to step, and no
- * block or chunk is lost or handed out twice on the way.
+ * block or chunk is lost or handed out twice on the way. A step's effects
+ * happen at their time within it: no task runs before the point of the
+ * step that spawned it, and fib(0) and fib(1), one poll each, take time.
  */
 #include "core/costs.h"
 #include "run_util.h"
@@ -174,10 +176,65 @@ static void one_free_list(void)
 		TEST_FAIL("fib: %s", o.err);
 }
 
+/*
+ * spawn-many from=worker on 16 workers: the root's one poll spawns n tasks,
+ * the i-th at least i spawn costs into the poll, so no run can end before
+ * n x spawn. Steps run whole, so without the in-step clock and the wait
+ * for a task's spawn (engine_sim.c sim_await_ready) thieves stepped at
+ * their own earlier clocks ran the root's tasks before they were spawned:
+ * go, whose thieves take half the root's ring at once, ended at a sixth of
+ * that.
+ */
+static void spawns_are_causal(void)
+{
+	#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+	const uint32_t n = 4000;	/* each step is 10 to 50 times slower */
+#else
+	const uint32_t n = 20000;
+#endif
+	char np[32];
+	snprintf(np, sizeof np, "n=%u", n);
+	const char *const params[] = { np, "from=0", NULL };
+	struct sim_costs c;
+	sim_costs_default(&c);
+	for (size_t i = 0; policy_table[i]; i++) {
+		const struct policy *p = policy_table[i];
+		if (p->test_only)
+			continue;
+		struct sim_out o;
+		sim_run(p->name, "spawn-many", 16, params, 1, 0, &o, NULL, NULL);
+		if (o.verify)
+			TEST_FAIL("%s: %s", p->name, o.err);
+		if (o.makespan < (uint64_t)n * c.spawn)
+			TEST_FAIL("%s: makespan %llu ns below the root's %u spawns (%llu ns)", p->name,
+				  (unsigned long long)o.makespan, n,
+				  (unsigned long long)n * c.spawn);
+	}
+}
+
+/* fib(0) and fib(1): the root's one poll finishes the run; it takes the
+ * poll's cost, not the zero time a clock that stands still in a step
+ * gave (the driver refuses an end time not after the start). */
+static void one_poll_runs(void)
+{
+	static const char *const n0[] = { "n=0", NULL }, *const n1[] = { "n=1", NULL };
+	struct sim_costs c;
+	sim_costs_default(&c);
+	struct sim_out o;
+	sim_run("volt", "fib", 4, n0, 1, 0, &o, NULL, NULL);
+	ASSERT_EQ(o.verify, 0);
+	ASSERT(o.makespan >= c.poll && c.poll > 0);
+	sim_run("tokio", "fib", 1, n1, 1, 0, &o, NULL, NULL);
+	ASSERT_EQ(o.verify, 0);
+	ASSERT(o.makespan >= c.poll);
+}
+
 int main(void)
 {
 	RUN(fib_on_many_workers);
 	RUN(deterministic);
 	RUN(one_free_list);
+	RUN(one_poll_runs);
+	RUN(spawns_are_causal);
 	return 0;
 }
