@@ -455,7 +455,8 @@ static enum step sp_step(struct worker *w, uint64_t *park_timeout_ns)
 const struct policy policy_static_partition = {
 	.name = "static-partition",
 	.summary = "tasks stay where placed: remote tasks dealt round-robin or at random, "
-		   "children on their parent's worker (FIFO or LIFO), no stealing (k x M/M/1)",
+		   "children on their parent's worker (FIFO or LIFO), no stealing (routing=random: "
+		   "k x M/M/1; the default round-robin: k x E_k/M/1, a lower tail)",
 	.knobs = sp_knobs,
 	.nknobs = SP_NKNOBS,
 	.knob_names = sp_names,

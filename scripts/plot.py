@@ -337,7 +337,7 @@ def theory_curves(workers, lo=0.02, hi=0.97, quantile=0.99, n=120):
     rhos = [lo + (hi - lo) * i / (n - 1) for i in range(n)]
     out = []
     for k in sorted(set(workers)):
-        out.append(("%d x M/M/1 (partitioned)" % k if k > 1 else "M/M/1", "mm1",
+        out.append(("%d x M/M/1 (partitioned, random routing)" % k if k > 1 else "M/M/1", "mm1",
                     [(r, hl.mm1_p99(r, quantile)) for r in rhos]))
         if k > 1:
             out.append(("M/M/%d (shared queue)" % k, "mmk",
@@ -489,8 +489,14 @@ def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=F
     side = ("series side by side: offset up to +-%s in load so that equal points stay "
             "visible; " % hl.fmt_value(round(step * (len(series) - 1) / 2.0, 4))
             if step else "")
-    _note(fig, wrap("%s; points: the %s of every trial's recorded requests pooled; %s%s"
-                    % ("error bars: " + bar_meaning(series, quantile) if bars
+    # What the theory curves assume, beside them (a reader compares the
+    # points with them).
+    assume = ("theory: Poisson arrivals, exponential service, no scheduling cost and no "
+              "wake-up latency; k x M/M/1 is static partition with random routing "
+              "(round-robin routing makes each queue E_k/M/1, with a lower tail); "
+              if curves else "")
+    _note(fig, wrap("%s%s; points: the %s of every trial's recorded requests pooled; %s%s"
+                    % (assume, "error bars: " + bar_meaning(series, quantile) if bars
                        else "no error bars (no interval recorded, one trial per point)", qn,
                        side, _provenance_note([g for s, _ in series for g in s.groups])), 115))
     return _save(fig, output, dpi)

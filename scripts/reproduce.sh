@@ -135,9 +135,10 @@ elif kind == "p99-load":
     ks = sorted(set(g.workers for g in groups))
     dists = sorted(set(int(g.params.get("dist", 1)) for g in groups))
     cells = {}
-    # A policy run with a non-default pre-fetch buffer is its own row, named as the harness
-    # names a variant (volt[prefetch=32]).
-    name = lambda g: ("%s[prefetch=%g]" % (g.policy, float(g.knobs["prefetch"]))
+    # A variant is its own row, named as the harness names it: as typed (tokio[batch_max=1]),
+    # or for a grid's "set" of a pre-fetch buffer, volt[prefetch=32].
+    name = lambda g: (g.config.get("variant") if "[" in (g.config.get("variant") or "") else
+                      "%s[prefetch=%g]" % (g.policy, float(g.knobs["prefetch"]))
                       if float(g.knobs.get("prefetch", 0) or 0) else g.policy)
     for g in groups:
         cells[(name(g), float(g.params["load"]))] = g.percentile(0.99) / g.mean_service_ns()
@@ -833,15 +834,31 @@ EOF
   "options": {"warmup": 0}
 }
 EOF
+	# tokio's tail above the M/M/16 curve from load 0.85 on, taken apart: one task per inject
+	# pop (batch_max=1, Tokio up to 1.28) and the fixed interval of 61 (no self-tuning).
+	cat >"$D/grid-$name-tokio.json" <<EOF
+{
+  "name": "zygos-$name-tokio",
+  "comment": "As grid-$name.json, tokio with one of its 1.29 changes undone: batch_max=1 (one task per inject pop) or interval=61 (no self-tuning).",
+  "policies": ["tokio[batch_max=1]", "tokio[interval=61]"],
+  "workloads": "open-loop",
+  "engines": "sim",
+  "workers": 16,
+  "params": {"load": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95], "dist": $dist, "service_us": 1000},
+  "options": {"warmup": 0}
+}
+EOF
 	run "$D" "${SWEEP[@]}" "$D/grid-$name.json" --out "$D/raw-$name" --harness "$H" -j "$jobs"
 	run "$D" "${SWEEP[@]}" "$D/grid-$name-prefetch32.json" --out "$D/raw-$name-prefetch32" \
 		--harness "$H" -j "$jobs"
-	compress "$D/raw-$name" "$D/raw-$name-prefetch32"
+	run "$D" "${SWEEP[@]}" "$D/grid-$name-tokio.json" --out "$D/raw-$name-tokio" \
+		--harness "$H" -j "$jobs"
+	compress "$D/raw-$name" "$D/raw-$name-prefetch32" "$D/raw-$name-tokio"
 	run "$D" "$PY" scripts/plot.py p99-vs-load --theory -o "$D/p99-vs-load-$name.png" \
 		--title "p99 / S against load, 16 sim workers, $name service (S = 1 ms)" "$D/raw-$name" \
 		"$D/raw-$name-prefetch32"
 	run_to "$D" "$D/p99-$name.md" scripts/reproduce.sh --table p99-load "$D/raw-$name" \
-		"$D/raw-$name-prefetch32"
+		"$D/raw-$name-prefetch32" "$D/raw-$name-tokio"
 done
 
 # ---------------------------------------------------------------------------------------------
@@ -1140,19 +1157,33 @@ Figures: \`1-imbalanced/utilization-threads-2w.png\`, \`1-imbalanced/utilization
 
 ## 2. ZygOS: p99 / S against load, 16 simulated workers
 
-Open-loop Poisson arrivals, mean service S = 1 ms, 150,000 requests per point (p99 of
-their latencies, measured from the intended arrival; one trial per point); static
-partition with random routing is 16 x M/M/1, central queue is M/M/16. Figures:
-\`2-zygos/p99-vs-load-exponential.png\`, \`2-zygos/p99-vs-load-bimodal1.png\` (the theory
-curves are for exponential service; bimodal-1 has the same mean and a larger variance).
-Static partition follows the 16 x M/M/1 curve and central queue the M/M/16 curve; the
-stealing policies stay near the shared-queue curve, an order of magnitude below the
+Open-loop Poisson arrivals, mean service S = 1 ms, as many requests per point as the harness's
+own sizing gives (\`workloads/open_loop.c\`: enough for one partitioned queue to converge,
+about 1.1 million at load 0.95, after a warm-up it does not record) and its default 5 trials
+(p99 of every trial's recorded requests pooled, latencies measured from the intended
+arrival; the figures' error bars are the p99's 95% interval over the trials). Figures:
+\`2-zygos/p99-vs-load-exponential.png\`, \`2-zygos/p99-vs-load-bimodal1.png\`.
+
+The theory curves assume Poisson arrivals, exponential service (bimodal-1 has the same mean
+and a larger variance), no scheduling cost and no wake-up latency (the sim's 5 us is 0.5% of
+S here). Static partition runs with random routing (\`routing=random\`), which makes it
+16 x M/M/1; its default, round-robin, deals arrivals in turn, which makes each queue E_16/M/1
+with a lower tail than the curve. Central queue is M/M/16. Both lie on their curves to within
+a few percent at every load (exponential table below).
+
+The stealing policies stay near the shared-queue curve, an order of magnitude below the
 partitioned one at high load. volt is drawn twice: as Volt's code runs (the global-batch
-pre-fetch buffer empty, a batch's surplus stealable in the ring) it sits on the M/M/16
-curve; with the design's private 32-task buffer (\`volt[prefetch=32]\`, from
-\`grid-*-prefetch32.json\`) the surplus is hidden from thieves and its tail rises from load
-0.6 on. At load 0.95 a single queue's p99 needs far more than the ~9,400 requests each
-partitioned worker serves to converge, so that point lies below the curve.
+pre-fetch buffer empty) and with the design's private 32-task buffer (\`volt[prefetch=32]\`,
+from \`grid-*-prefetch32.json\`), which hides a batch's surplus from thieves: its tail rises
+from load 0.6 on. tokio's tail lies above the M/M/16 curve from load 0.85 on, and the two
+rows \`tokio[batch_max=1]\` and \`tokio[interval=61]\` (\`grid-*-tokio.json\`, table only)
+take it apart: with one task per inject pop (Tokio up to 1.28) tokio is on the curve; with
+the batch pulls but a fixed interval of 61 it is halfway. A batch pull moves up to
+len / workers + 1 requests into the puller's own queue, where they wait behind its current
+1 ms request until a thief comes (worker.rs \`next_task\`); the self-tuned interval
+(200 us / 1 ms, clamped to 2) has a busy worker take one request from the inject queue ahead
+of its own queue every other tick, so that the requests it pulled before wait longer still.
+go's batch (proc.go \`globrunqget\`) with its fixed 61 sits with \`tokio[interval=61]\`.
 
 Exponential service:
 

@@ -24,8 +24,9 @@ over every probe (trials[].noise, docs/measuring.md).
 latency percentile (--quantile, default 99) over the mean service time S,
 one column per offered load present, one row per configuration, and the
 queueing-theory rows for every worker count at every load: M/M/k (one
-shared FCFS queue) and k x M/M/1 (partitioned), exact for exponential
-service (the rows say so when the results have another distribution).
+shared FCFS queue) and k x M/M/1 (partitioned, random routing), exact for
+exponential service and no scheduling cost (the rows say so when the results
+have another distribution).
 
 Rows and columns are in value order: policies as --policy=all runs them,
 numbers ascending; --sort KEY,... puts those keys first (-KEY descending).
@@ -195,8 +196,11 @@ def build_load_table(results, quantile=0.99, ci=True, sort=()):
              "service time S, every request of every trial" % (qn, qn)]
     if ci and any(intervals):
         notes.append(_methods_note(qn, intervals))
-    notes.append("theory: M/M/k is one shared FCFS queue on k workers, k x M/M/1 one queue "
-                 "per worker; no scheduling cost")
+    notes.append("theory: Poisson arrivals and exponential service; M/M/k is one shared FCFS "
+                 "queue on k workers, k x M/M/1 one queue per worker with requests routed at "
+                 "random (static-partition's routing=random; its default round-robin makes "
+                 "each queue E_k/M/1, with a lower tail); no scheduling cost and no wake-up "
+                 "latency")
     # The count each trial ran: resolved by the harness when requests=0 (automatic).
     notes.append("requests per trial: %s; trials per configuration: %s"
                  % ((hl.fmt_requests(groups) or "").replace(" requests", ""),

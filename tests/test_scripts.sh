@@ -314,7 +314,7 @@ for b in blocks:
 theory = open(sys.argv[2]).read().strip().split("\n\n\n")
 titles = [b.splitlines()[[i for i, l in enumerate(b.splitlines()) if l.startswith('"')][0]]
           for b in theory]
-assert titles == ['"16 x M/M/1 (partitioned)" "ratio"', '"M/M/16 (shared queue)" "ratio"'], titles
+assert titles == ['"16 x M/M/1 (partitioned, random routing)" "ratio"', '"M/M/16 (shared queue)" "ratio"'], titles
 for b, f in zip(theory, (hl.mm1_p99, lambda r: hl.mmk_p99(r, 16))):
     for l in b.splitlines():
         if l[0] in '#"':
