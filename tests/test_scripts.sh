@@ -2,13 +2,19 @@
 #
 # test_scripts.sh - the result scripts, end to end.
 #
-#   test_scripts.sh HARNESS [PART]
+#   test_scripts.sh HARNESS [PART [SHARED]]
 #
 # PART is one of plots-a (harnesslib, percentile and p99 plots, gnuplot),
-# plots-b (speedup, throughput, utilization, Gantt, bad input), tables
+# plots-b (speedup, throughput, utilization, ablation), plots-c (Gantt, bad
+# input, reproduce.sh --help), tables
 # (tables, CSV summary), report (the HTML report rendered in Chromium, and a
 # broken copy) or report-shot (a screenshot of the report); without it, all.
 # ctest runs each part as its own test, to keep every test short.
+#
+# PART results makes the result files below into the directory SHARED
+# (emptied first) and stops; ctest runs it once, as the fixture of the
+# other parts, which read their results from SHARED when it holds a complete
+# set (SHARED/complete) and make their own otherwise.
 #
 # Makes a small set of real results with HARNESS in a temporary directory
 # (fib under volt, tokio and central-queue at 1 and 2 workers, a second volt
@@ -33,13 +39,17 @@ set -u
 testlib_name=test_scripts
 . "$(dirname "$0")/testlib.sh"
 
-harness=${1:?usage: test_scripts.sh HARNESS [plots-a|plots-b|report]}
+harness=${1:?usage: test_scripts.sh HARNESS [PART [SHARED]]}
 part=${2:-all}
+shared=${3:-}
 case $part in
-all | plots-a | plots-b | tables | report | report-shot) ;;
-*) echo "test_scripts: unknown part '$part' (plots-a, plots-b, tables, report, report-shot)" >&2
+all | results | plots-a | plots-b | plots-c | tables | report | report-shot) ;;
+*) echo "test_scripts: unknown part '$part' (results, plots-a, plots-b, plots-c, tables," \
+	"report, report-shot)" >&2
    exit 2 ;;
 esac
+[ "$part" != results ] || [ -n "$shared" ] ||
+	{ echo "test_scripts: part results needs the SHARED directory" >&2; exit 2; }
 want() { [ "$part" = all ] || [ "$part" = "$1" ]; }
 [ -x "$harness" ] || { echo "test_scripts: $harness is not an executable file" >&2; exit 1; }
 harness=$(cd "$(dirname "$harness")" && pwd)/$(basename "$harness")
@@ -141,6 +151,11 @@ volt=$(pcolour volt) central=$(pcolour central-queue) static=$(pcolour static-pa
 # --------------------------------------------------------------- the results
 r=$tmp/results
 mkdir -p "$r"
+nresults=11
+if [ "$part" != results ] && [ -n "$shared" ] && [ -f "$shared/complete" ]; then
+	cp "$shared"/*.json "$r"/ || fail "copying the results from $shared"
+	pass "the $nresults result files of the results part, from $shared"
+else
 for p in volt tokio central-queue; do
 	for w in 1 2; do
 		run "harness fib $p ${w}w" "$harness" --policy=$p --workload=fib --param n=15 \
@@ -160,12 +175,19 @@ for p in central-queue static-partition; do
 done
 # A JSON file that is not a result: skipped with a warning inside a directory.
 echo '{"note": "not a result"}' >"$r/notes.json"
-nresults=11
 pass "made $nresults result files"
+fi
 run "schema" "$py" "$scripts/../tests/validate_results.py" "$scripts/../docs/result.schema.json" "$r"
 grep -q "^validate_results: $nresults valid (sim 4, threads 7), 0 invalid" "$tmp/out" ||
 	fail "schema: $(cat "$tmp/out")"
 pass "every result valid against docs/result.schema.json"
+if [ "$part" = results ]; then
+	rm -rf "$shared" && mkdir -p "$shared" && cp "$r"/*.json "$shared"/ &&
+		touch "$shared/complete" || fail "copying the results to $shared"
+	pass "the results are in $shared for the other parts"
+	testlib_done
+	exit
+fi
 
 # A synthetic Chrome trace: two workers, ticks holding polls, parks, one
 # begin/end pair, thread names from metadata events.
@@ -474,6 +496,9 @@ print("ablation table ok")
 EOF
 pass "an ablation: labels as typed, a colour and marker per variant, intervals; reproduce.sh --table ablation filled"
 
+fi
+
+if want plots-c; then
 run "plot gantt" "$py" "$plot" gantt --trace "$tmp/trace.json" -o "$tmp/fig/gantt.png"
 # Event names are coloured by total time: tick, poll, park, io.
 png_ok "plot gantt" "$tmp/fig/gantt.png" c6dbef:0.05 2171b5:0.05 fd8d3c:0.02 74c476:0.002
