@@ -135,11 +135,13 @@ elif kind == "p99-load":
     ks = sorted(set(g.workers for g in groups))
     dists = sorted(set(int(g.params.get("dist", 1)) for g in groups))
     cells = {}
-    # A variant is its own row, named as the harness names it: as typed (tokio[batch_max=1]),
-    # or for a grid's "set" of a pre-fetch buffer, volt[prefetch=32].
-    name = lambda g: (g.config.get("variant") if "[" in (g.config.get("variant") or "") else
-                      "%s[prefetch=%g]" % (g.policy, float(g.knobs["prefetch"]))
-                      if float(g.knobs.get("prefetch", 0) or 0) else g.policy)
+    # A variant a grid's "set" made is its own row, named as the harness names a variant:
+    # volt[prefetch=32], tokio[batch_max=1], tokio[interval=61] (against the defaults).
+    ROWS = {"volt": (("prefetch", 0),), "tokio": (("batch_max", 128), ("interval", 0))}
+    def name(g):
+        diff = ["%s=%g" % (k, float(g.knobs[k])) for k, d in ROWS.get(g.policy, ())
+                if float(g.knobs.get(k, d) or 0) != d]
+        return "%s[%s]" % (g.policy, ",".join(diff)) if diff else g.policy
     for g in groups:
         cells[(name(g), float(g.params["load"]))] = g.percentile(0.99) / g.mean_service_ns()
     print("| p99 / S | " + " | ".join("load %g" % x for x in show) + " |")
@@ -840,7 +842,8 @@ EOF
 {
   "name": "zygos-$name-tokio",
   "comment": "As grid-$name.json, tokio with one of its 1.29 changes undone: batch_max=1 (one task per inject pop) or interval=61 (no self-tuning).",
-  "policies": ["tokio[batch_max=1]", "tokio[interval=61]"],
+  "policies": ["tokio"],
+  "grids": [{"set": {"batch_max": 1}}, {"set": {"interval": 61}}],
   "workloads": "open-loop",
   "engines": "sim",
   "workers": 16,
