@@ -808,11 +808,16 @@ VALUE_NAMES = {}
 def flat_config(result):
     """The configuration as one flat dict: the scalar config fields, plus
     knob.NAME, param.NAME and (sim) cost.NAME. The variant's name is left
-    out: it is a label of the knobs, which are all here."""
+    out: it is a label of the knobs, which are all here; so is sim_causal
+    when true (the default)."""
     cfg = result.config if isinstance(result, _Figures) else result
     out = {}
     for k, v in cfg.items():
         if isinstance(v, (dict, list)) or k == "variant":
+            continue
+        # The sim's default, as in results from before the field: only its
+        # ablation (cost.causal=0) is a configuration of its own.
+        if k == "sim_causal" and v is True:
             continue
         out[k] = v
     for prefix, key in (("knob.", "knobs"), ("param.", "params"), ("cost.", "sim_costs_ns")):
