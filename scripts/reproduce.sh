@@ -804,6 +804,8 @@ fi
 # 2. ZygOS: p99 / S against load, 16 simulated workers, S = 1 ms, the harness's own request
 # sizing (workloads/open_loop.c: enough requests for a partitioned queue to converge) and its
 # default trials; the error bars are the p99's 95% interval over the trials (batch means).
+# The scheduling delay is not sampled (--sample 0): the figure reads the end-to-end latencies,
+# and the second histogram would double the stored results.
 D=$REF/2-zygos
 if want 2 sim; then begin "$D" "2. ZygOS-style p99 / S against load, 16 simulated workers"; fi
 for dist in $(if want 2 sim; then echo 1 2; fi); do
@@ -818,7 +820,7 @@ for dist in $(if want 2 sim; then echo 1 2; fi); do
   "workers": 16,
   "set": {"routing": 1},
   "params": {"load": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95], "dist": $dist, "service_us": 1000},
-  "options": {"warmup": 0}
+  "options": {"warmup": 0, "sample": 0}
 }
 EOF
 	# volt once more with the design's private 32-task pre-fetch buffer (volt's code leaves it
@@ -833,7 +835,7 @@ EOF
   "workers": 16,
   "set": {"prefetch": 32},
   "params": {"load": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95], "dist": $dist, "service_us": 1000},
-  "options": {"warmup": 0}
+  "options": {"warmup": 0, "sample": 0}
 }
 EOF
 	# tokio's tail above the M/M/16 curve from load 0.85 on, taken apart: one task per inject
@@ -848,7 +850,7 @@ EOF
   "engines": "sim",
   "workers": 16,
   "params": {"load": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95], "dist": $dist, "service_us": 1000},
-  "options": {"warmup": 0}
+  "options": {"warmup": 0, "sample": 0}
 }
 EOF
 	run "$D" "${SWEEP[@]}" "$D/grid-$name.json" --out "$D/raw-$name" --harness "$H" -j "$jobs"
@@ -1164,7 +1166,8 @@ Open-loop Poisson arrivals, mean service S = 1 ms, as many requests per point as
 own sizing gives (\`workloads/open_loop.c\`: enough for one partitioned queue to converge,
 about 1.1 million at load 0.95, after a warm-up it does not record) and its default 5 trials
 (p99 of every trial's recorded requests pooled, latencies measured from the intended
-arrival; the figures' error bars are the p99's 95% interval over the trials). Figures:
+arrival; the figures' error bars are the p99's 95% interval over the trials; the scheduling
+delay is not sampled, \`--sample 0\`, which leaves every other figure as it is). Figures:
 \`2-zygos/p99-vs-load-exponential.png\`, \`2-zygos/p99-vs-load-bimodal1.png\`.
 
 The theory curves assume Poisson arrivals, exponential service (bimodal-1 has the same mean
