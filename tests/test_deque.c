@@ -342,39 +342,52 @@ static void last_element_race(void)
 
 	struct rng rng;
 	rng_seed(&rng, 11, 0);
-	uint32_t owner_wins = 0, thief_wins = 0;
+	uint32_t owner_wins = 0, thief_wins = 0, close_owner = 0, close_thief = 0;
 	/*
-	 * A third of the rounds pop at once (the thief is still waiting to
-	 * see `go`). In the others the owner pops as soon as it sees the
-	 * thief start (so the thief is on a CPU, even on a loaded machine),
-	 * and the thief first waits [0, 2 span) delay steps, span adapting
-	 * towards the point where each side wins half of these rounds,
-	 * whatever the machine's (or the sanitizer's) speed: there the two
-	 * sides' CASes collide.
+	 * A quarter of the rounds has the owner pop before the thief may
+	 * start, a quarter the thief steal before the owner pops: each side
+	 * takes the last element alone, and the other finds the deque empty,
+	 * whatever the scheduler does. In the other half the owner pops as
+	 * soon as it sees the thief start (so the thief is on a CPU, even on
+	 * a loaded machine), and the thief first waits [0, 2 span) delay
+	 * steps, span adapting towards the point where each side wins half of
+	 * these rounds, whatever the machine's (or the sanitizer's) speed:
+	 * there the two sides' CASes collide, as often as the scheduler lets
+	 * them, and exactly one side must win each round.
 	 */
 	uint32_t span = 16;
 	for (uint32_t r = 1; r <= RACE_ROUNDS; r++) {
 		struct item *it = &l.items[r - 1];
-		bool close = rng_below(&rng, 3) != 0;
+		uint32_t mode = r % 4;	/* 0: the owner first, 1: the thief first, else close */
+		bool close = mode >= 2;
 		atomic_store_explicit(&l.delay, close ? rng_below(&rng, 2 * span) : 0,
 				      memory_order_relaxed);
 		deque_push(l.d, &it->task);
+		struct task *t = NULL;
+		if (mode == 0)
+			t = deque_pop(l.d);
 		atomic_store_explicit(&l.go, r, memory_order_release);
-		if (close)
+		if (mode == 1)
+			spin_until(&l.finished, r);
+		else if (close)
 			spin_until(&l.ready, r);
-		struct task *t = deque_pop(l.d);
+		if (mode != 0)
+			t = deque_pop(l.d);
 		spin_until(&l.finished, r);
 		uint32_t thief = atomic_load_explicit(&l.thief_won, memory_order_relaxed);
 		if (t) {
 			ASSERT(t == &it->task);
 			atomic_fetch_add_explicit(&it->taken, 1, memory_order_relaxed);
 		}
-		if ((t != NULL) + thief != 1)
-			TEST_FAIL("round %u: owner %s, thief %s", r, t ? "won" : "lost",
-				  thief ? "won" : "lost");
+		if ((t != NULL) + thief != 1 || (mode == 0 && !t) || (mode == 1 && !thief))
+			TEST_FAIL("round %u (%s): owner %s, thief %s", r,
+				  mode == 0 ? "owner first" : mode == 1 ? "thief first" : "close",
+				  t ? "won" : "lost", thief ? "won" : "lost");
 		ASSERT_EQ(atomic_load(&it->taken), 1);
 		owner_wins += t != NULL;
 		thief_wins += thief;
+		close_owner += close && t;
+		close_thief += close && thief;
 		if (close && t && span > 1)
 			span -= span / 16 + 1;	/* the thief was too late */
 		else if (close && !t && span < (1u << 16))
@@ -383,11 +396,11 @@ static void last_element_race(void)
 	}
 	pthread_join(th, NULL);
 	ASSERT_EQ(owner_wins + thief_wins, RACE_ROUNDS);
-	fprintf(stderr, "    owner won %u, thief won %u (thief lost: %llu CAS, %llu empty)\n",
-		owner_wins, thief_wins, (unsigned long long)l.retries,
-		(unsigned long long)l.empties);
-	/* Both orders occurred, or the race was not exercised. */
-	ASSERT(owner_wins > 0 && thief_wins > 0);
+	/* How often the close rounds collided is the scheduler's business:
+	 * reported, not asserted. */
+	fprintf(stderr, "    owner won %u, thief won %u; of the close rounds the owner %u, the "
+		"thief %u (thief lost: %llu CAS, %llu empty)\n", owner_wins, thief_wins, close_owner,
+		close_thief, (unsigned long long)l.retries, (unsigned long long)l.empties);
 	ASSERT_EQ(deque_capacity(l.d), DEQUE_MIN_CAP);
 	deque_free(l.d);
 	free(l.items);
