@@ -66,6 +66,19 @@ struct sim_rmw {
 	double due;		/* expected remote ones not yet charged whole */
 };
 
+/*
+ * A worker's CPU in the model (struct worker_cpu): the modelled time of
+ * each step, classified by what the step did, and the counters that split
+ * it as they stood after the last step. Off the step's own lines: only a
+ * run that asks for the figures (rt->cpu) touches it.
+ */
+struct sim_cpu {
+	struct worker_cpu sum;
+	uint64_t compute, units, parks, notifies;	/* at the last step */
+	uint64_t park_at;		/* the clock when it last parked */
+	uint64_t notify_at;		/* the unpark that woke it, at the waker's clock */
+};
+
 typedef unsigned __int128 sim_key;
 #define SIM_NO_EVENT (~(sim_key)0)
 
@@ -113,6 +126,10 @@ struct sim_engine {
 	uint64_t steps;
 	/* --explore: a seed perturbing tie-breaks and step costs (0: none) */
 	uint64_t seed;
+	/* [n]: each worker's CPU split, kept when rt->cpu asks for it on a
+	 * run that does not explore (whose step costs are scaled). */
+	struct sim_cpu *cpu;
+	bool cpu_on;
 };
 
 /*
@@ -273,6 +290,7 @@ static void sim_unpark(struct engine *e, uint32_t id)
 	uint64_t at = s->now + s->costs.wake_latency;
 	sw->clock = at > sw->clock ? at : sw->clock;
 	sw->woken = true;
+	s->cpu[id].notify_at = s->now;
 	ev_set(s, id, sw->clock);
 }
 
@@ -586,6 +604,44 @@ static inline __attribute__((always_inline)) void pool_pass(struct sim_engine *s
 }
 
 /*
+ * The step worker id just took, from `start` to its clock now (plus the
+ * idle step the loop adds after a STEP_IDLE), in its CPU split (struct
+ * worker_cpu): the park and notify costs its counters moved are the
+ * kernel's; of a step that polled, the compute its task declared and the
+ * work charge of its polls are the task's (less whatever of a negative
+ * per-poll figure the poll's own cost does not cover: a part is never
+ * negative), and the rest is scheduling, as is all of a step that closed a
+ * tick that polled (STEP_RAN); any other step is a search that found
+ * nothing. The parts add up to the step's time exactly.
+ */
+static void cpu_step(struct sim_engine *s, const struct worker *w, uint32_t id, uint64_t start,
+		     enum step st)
+{
+	struct sim_cpu *a = &s->cpu[id];
+	const struct sim_costs *c = &s->costs;
+	uint64_t dur = s->w[id].clock - start + (st == STEP_IDLE ? c->idle_step : 0);
+	uint64_t units = sim_costs_work_units(c, &w->st);
+	uint64_t kernel = (w->st.parks - a->parks) * c->park +
+			  (w->st.notifies - a->notifies) * c->notify;
+	uint64_t task = st == STEP_POLLED ? w->compute_ns - a->compute + (units - a->units) * c->work
+					  : 0;
+	uint64_t rest = dur - kernel;	/* the counters' costs are in dur */
+	task = task < rest ? task : rest;
+	rest -= task;
+	a->sum.cpu_ns += dur;
+	a->sum.kernel_ns += kernel;
+	a->sum.task_ns += task;
+	if (st == STEP_POLLED || st == STEP_RAN)
+		a->sum.sched_ns += rest;
+	else
+		a->sum.search_ns += rest;
+	a->compute = w->compute_ns;
+	a->units = units;
+	a->parks = w->st.parks;
+	a->notifies = w->st.notifies;
+}
+
+/*
  * The event loop, from the first step to the end of the run. Instantiated
  * twice (sim_run): for a plain run, with `explore`, `check` and `model`
  * constant false, so that the start's, the I/O's and the invariant's tests
@@ -681,6 +737,13 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 			sw->clock = at > sw->clock ? at : sw->clock;
 			sw->state = W_RUNNABLE;
 			s->now = sw->clock;
+			if (s->cpu_on) {
+				s->cpu[id].sum.parked_ns += sw->clock - s->cpu[id].park_at;
+				if (sw->woken) {
+					w->wake_ns = s->cpu[id].notify_at;
+					w->wake_armed = true;
+				}
+			}
 			worker_unparked(w, sw->woken ? PARK_WOKEN : PARK_TIMEOUT);
 			sw->woken = false;
 			if (explore) {
@@ -701,6 +764,8 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 			prefetch_deps(rt, who);
 		s->steps++;
 		bool progressed = charge(s, id, t_step, explore, model);
+		if (s->cpu_on)
+			cpu_step(s, w, id, t_step, st);
 		if (check && !rt_finished(rt)) {
 			const char *why = rt->policy->check_idle(rt);
 			if (why) {
@@ -727,6 +792,7 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 				break;
 			}
 			sw->state = W_PARKED;
+			s->cpu[id].park_at = sw->clock;
 			sw->timed = timeout != PARK_FOREVER;
 			if (sw->timed)
 				ev_set(s, id, sw->clock + timeout);
@@ -806,8 +872,12 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	bool explore = s->seed != 0;
 	bool check = rt->cfg.explore && rt->policy->check_idle;
 	bool model = s->lock_model;	/* sim_costs_model_on */
+	memset(s->cpu, 0, s->n * sizeof *s->cpu);
+	s->cpu_on = rt->cpu && !explore;
 	int rc = !explore && !check && !model ? sim_loop(s, rt, start, arg, false, false, false)
 					      : sim_loop(s, rt, start, arg, explore, check, true);
+	for (uint32_t i = 0; s->cpu_on && i < s->n; i++)
+		rt->cpu[i] = s->cpu[i].sum;
 	s->rt = NULL;
 	return rc;
 }
@@ -831,6 +901,7 @@ static void sim_destroy(struct engine *e)
 	free(s->rank);
 	free(s->win);
 	free(s->rmw);
+	free(s->cpu);
 	free(s);
 }
 
@@ -876,7 +947,8 @@ struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *cost
 	s->rank = aligned_alloc(CACHE_LINE, lines_for((s->leaves + 1) * sizeof *s->rank));
 	s->win = aligned_alloc(CACHE_LINE, lines_for(2 * s->leaves * sizeof *s->win));
 	s->rmw = calloc(nworkers, sizeof *s->rmw);
-	if (!s->w || !s->time || !s->tie || !s->rank || !s->win || !s->rmw) {
+	s->cpu = calloc(nworkers, sizeof *s->cpu);
+	if (!s->w || !s->time || !s->tie || !s->rank || !s->win || !s->rmw || !s->cpu) {
 		sim_destroy(&s->base);
 		return NULL;
 	}
@@ -886,4 +958,9 @@ struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *cost
 uint64_t engine_sim_steps(const struct engine *e)
 {
 	return ((const struct sim_engine *)e)->steps;
+}
+
+uint64_t engine_sim_clock(const struct engine *e, uint32_t id)
+{
+	return ((const struct sim_engine *)e)->w[id].clock;
 }
