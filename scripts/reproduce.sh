@@ -673,21 +673,32 @@ elif kind in ("cpu", "idle", "idle-sim-vs-threads"):
               "modelled time), and the idle CPU, CPU not running tasks over workers x makespan; "
               "medians over the trials.")
     else:
-        th = {(lab(g), g.workers, g.offered_load()): g for g in groups if g.engine == "threads"}
-        print("| policy | workers | load | idle CPU, threads [95% CI] | idle CPU, sim | sim / threads |")
-        print("|---|---:|---:|---:|---:|---:|")
-        for g in sorted(groups, key=key):
-            t = th.get((lab(g), g.workers, g.offered_load()))
+        # A sim configuration beside the threads one that has the same variant, workers and
+        # parameters.
+        same = lambda g: (lab(g), g.workers, sorted(g.params.items()))
+        th = [g for g in groups if g.engine == "threads"]
+        # The kernel's part per request: threads, the system time; sim, the park and notify
+        # costs (trials[].cpu.total.kernel_ns over the requests, all trials).
+        kern = lambda g: sum(((t.get("cpu") or {}).get("total") or {}).get("kernel_ns", 0)
+                             for t in g.trials) / max(1, sum(t["tasks"] for t in g.trials)) / 1e3
+        print("| policy | workers | load | requests | warm-up share | idle CPU, threads [95% CI] "
+              "| idle CPU, sim | sim / threads | kernel us / request, threads | ..., sim |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for g in sorted(groups, key=lambda g: key(g) + (g.params.get("requests", 0),)):
+            t = next((x for x in th if same(x) == same(g)), None)
             if g.engine != "sim" or t is None:
                 continue
             a, b = med(t, "idle_cpu"), med(g, "idle_cpu")
             if a is None or b is None:
                 continue
             ci = t.ci95("idle_cpu") if len(t.trials) > 1 else None
-            print("| %s | %d | %s | %s%s | %s | %s |" % (
-                lab(g), g.workers, hl.fmt_value(g.offered_load()), pct(a),
+            w = g.params.get("warmup")
+            print("| %s | %d | %s | %s | %s | %s%s | %s | %s | %s | %s |" % (
+                lab(g), g.workers, hl.fmt_value(g.offered_load()),
+                hl.fmt_value(g.params.get("requests")),
+                "auto" if w is None or w < 0 else hl.fmt_value(w), pct(a),
                 " [%s, %s]" % (pct(ci[0]), pct(ci[1])) if ci else "", pct(b),
-                "%.2f" % (b / a) if a else "-"))
+                "%.2f" % (b / a) if a else "-", sig(kern(t)), sig(kern(g))))
 else:
     sys.exit("reproduce: unknown table '%s' (imbalanced, p99-load, ops, ablation, "
              "sim-vs-threads, models-vs-real, cpu, cpu-summary, idle, idle-sim-vs-threads)" % kind)
@@ -1140,7 +1151,7 @@ for eng in threads sim; do
 	want 7 "$eng" || continue
 	# shellcheck disable=SC2046 # the sim's options, or nothing
 	run "$D" "$H" --policy=volt,tokio,go,rayon --workload=open-loop --engine "$eng" --workers 2 \
-		--param load=$LOADS2 --param service_us=10 --param requests=10000 \
+		--param load=$LOADS2 --param requests=2000 \
 		$([ "$eng" = sim ] && echo --costs "$COSTS" --trials 1 --warmup 0 ||
 			echo --trials 3 --warmup 1) \
 		--no-baseline --quiet --json "$D/raw-2w/ol-$eng-2w.json"
@@ -1394,25 +1405,41 @@ worker's search weigh against a request) at loads 0.1 to 0.9 on 16 simulated wor
 costs, 50,000 requests, one trial per point), every policy at its defaults and at the knob
 values that trade wake-up latency for CPU (volt's and tokio's \`searcher_cap\` at 1/16 and 1,
 volt's wake order \`wake=1\`, go's \`spin_cap\` at 1/16 and 1, rayon's \`rounds_until_sleepy\` at
-0 and 128); at loads 0.1 to 0.7 on 2 threads (10,000 requests, 3 trials, the four policies
-interleaved) and on the sim calibrated on this machine just before
-(\`7-cpu-vs-latency/costs.txt\`); and the trickle, S = 100 us at loads 0.01, 0.03 and 0.1 with
-one second of arrivals per trial (2 trials) at 2 workers. The CPU is each worker thread's CPU clock, or in the
+0 and 128); at loads 0.1 to 0.7 on 2 threads (2,000 requests, 3 trials, the four policies
+interleaved; S = 100 us: at 10 us this shared machine's threads fall behind) and on the sim
+calibrated on this machine just before (\`7-cpu-vs-latency/costs.txt\`); and the trickle,
+S = 100 us at loads 0.01, 0.03 and 0.1 with one second of arrivals per trial (2 trials) at 2
+workers. The CPU is each worker thread's CPU clock, or in the
 sim the modelled time of its steps (\`docs/results.md\`, \`trials[].cpu\`). Figures:
 \`7-cpu-vs-latency/p99-vs-cpu-sim-16w.png\` (defaults), \`p99-vs-cpu-sim-16w-POLICY.png\` (each
 policy with its knob values), \`p99-vs-cpu-threads-2w.png\`.
 
 $(section "$REF/7-cpu-vs-latency/cpu-summary.md")
 
-CPU per request, idle CPU, cores in use, p99 and wakes, per configuration and load:
+On 16 simulated workers rayon pays the most CPU for its tail: its workers search 32 rounds
+before they sleep, and at load 0.1 its CPU per request is 6.6 S against 1.1 to 1.2 S for the
+others (9.5 S with \`rounds_until_sleepy=128\`; 1.7 S with 0, for a p99 of 4.73 S instead of
+4.49 S). go's \`spin_cap\` at 1/16 spends 1.15 S per request at load 0.5 against its default's
+1.31 S, for the same p99. volt's and tokio's \`searcher_cap\` at 1/16 and 1, and volt's wake
+order, move neither figure by more than 2% at any load. On 2 threads of this shared machine
+the workers got less of the two cores than the load offered from 0.3 on (the cores column of
+\`cpu.md\` against twice the load) and fell behind, and a compute that spins on the wall clock costs less CPU than it declares
+there (\`docs/results.md\`), so the threads rows
+above load 0.1 measure the machine, not the policies.
 
-$(section "$REF/7-cpu-vs-latency/cpu.md")
+\`7-cpu-vs-latency/cpu.md\` gives, per configuration and load, the CPU per request with its
+interval, the idle CPU, the cores in use, p99 / S, the wakes per request and their latency.
 
 The idle case, CPU per second of wall time at a trickle of requests:
 
 $(section "$REF/7-cpu-vs-latency/idle.md")
 
-The calibrated sim's idle CPU against the threads engine's at 2 workers:
+The calibrated sim's idle CPU against the threads engine's at 2 workers, with the kernel's
+part of each per request (threads: the workers' system time; sim: the \`park\` and \`notify\`
+costs their counters charge). The sim charges a park to the sleeper and a notify to the waker,
+not the woken worker's own way back from the kernel, and it delivers an arrival as an
+interrupt where a thread is woken by its park's timeout to poll for it (\`docs/sim.md\`); the
+two kernel columns show how much of a gap in idle CPU is the kernel's.
 
 $(section "$REF/7-cpu-vs-latency/idle-sim-vs-threads.md")
 EOF
