@@ -67,14 +67,15 @@ struct sim_rmw {
 };
 
 /*
- * A worker's CPU in the model (struct worker_cpu): the modelled time of
- * each step, classified by what the step did, and the counters that split
- * it as they stood after the last step. Off the step's own lines: only a
- * run that asks for the figures (rt->cpu) touches it.
+ * A worker's CPU in the model (struct worker_cpu): the modelled time of its
+ * steps, in those that polled a task or closed a tick that did (busy) and
+ * the others (search), with the notify costs of the latter; the notifies
+ * counted after its last step. Off the step's own lines: only a run that
+ * asks for the figures (rt->cpu) touches it, one line a step.
  */
 struct sim_cpu {
-	struct worker_cpu sum;
-	uint64_t compute, units, parks, notifies;	/* at the last step */
+	CACHE_ALIGNED uint64_t busy, search, search_notifies, notifies;
+	uint64_t parked;
 	uint64_t park_at;		/* the clock when it last parked */
 	uint64_t notify_at;		/* the unpark that woke it, at the waker's clock */
 };
@@ -538,6 +539,7 @@ static inline __attribute__((always_inline)) uint32_t prefetch_next(const struct
 	const struct worker *w = &rt->workers[who];
 	const char *line = (const char *)w;
 	__builtin_prefetch(&s->w[who], 1);
+	__builtin_prefetch(&s->cpu[who], 1);	/* cpu_step's line */
 	for (int i = 0; i < 5; i++)
 		__builtin_prefetch(line + i * CACHE_LINE, 1);
 	struct worker_shared *sh = &rt->shared[who];
@@ -606,39 +608,53 @@ static inline __attribute__((always_inline)) void pool_pass(struct sim_engine *s
 /*
  * The step worker id just took, from `start` to its clock now (plus the
  * idle step the loop adds after a STEP_IDLE), in its CPU split (struct
- * worker_cpu): the park and notify costs its counters moved are the
- * kernel's; of a step that polled, the compute its task declared and the
- * work charge of its polls are the task's (less whatever of a negative
- * per-poll figure the poll's own cost does not cover: a part is never
- * negative), and the rest is scheduling, as is all of a step that closed a
- * tick that polled (STEP_RAN); any other step is a search that found
- * nothing. The parts add up to the step's time exactly.
+ * worker_cpu): a step that polled a task, or closed a tick that did, is
+ * busy, any other a search that found nothing. Its notifies are counted
+ * by kind of step; its parks come only at the end of a search (a tick
+ * that polled nothing). cpu_finish splits the sums.
  */
-static void cpu_step(struct sim_engine *s, const struct worker *w, uint32_t id, uint64_t start,
-		     enum step st)
+static inline __attribute__((always_inline)) void cpu_step(struct sim_engine *s,
+							   const struct worker *w, uint32_t id,
+							   uint64_t start, enum step st)
 {
 	struct sim_cpu *a = &s->cpu[id];
-	const struct sim_costs *c = &s->costs;
-	uint64_t dur = s->w[id].clock - start + (st == STEP_IDLE ? c->idle_step : 0);
-	uint64_t units = sim_costs_work_units(c, &w->st);
-	uint64_t kernel = (w->st.parks - a->parks) * c->park +
-			  (w->st.notifies - a->notifies) * c->notify;
-	uint64_t task = st == STEP_POLLED ? w->compute_ns - a->compute + (units - a->units) * c->work
-					  : 0;
-	uint64_t rest = dur - kernel;	/* the counters' costs are in dur */
-	task = task < rest ? task : rest;
-	rest -= task;
-	a->sum.cpu_ns += dur;
-	a->sum.kernel_ns += kernel;
-	a->sum.task_ns += task;
-	if (st == STEP_POLLED || st == STEP_RAN)
-		a->sum.sched_ns += rest;
-	else
-		a->sum.search_ns += rest;
-	a->compute = w->compute_ns;
-	a->units = units;
-	a->parks = w->st.parks;
+	uint64_t dur = s->w[id].clock - start;
+	if (__builtin_expect(st == STEP_POLLED || st == STEP_RAN, 1)) {
+		a->busy += dur;
+	} else {
+		a->search += dur + (st == STEP_IDLE ? s->costs.idle_step : 0);
+		a->search_notifies += w->st.notifies - a->notifies;
+	}
 	a->notifies = w->st.notifies;
+}
+
+/*
+ * Worker i's CPU split at the run's end. The kernel's part is the park and
+ * notify costs its counters charged; the task's, the compute its tasks
+ * declared in ticks that polled (task_compute_ns, as on threads) and the
+ * work charge of its polls, at most the busy steps' time less their
+ * notifies (less whatever of a negative per-poll figure the poll's own
+ * cost does not cover: no part is negative); scheduling, the rest of the
+ * busy steps; search, the rest of the others. The four add up to the
+ * modelled time exactly.
+ */
+static struct worker_cpu cpu_finish(const struct sim_engine *s, const struct worker *w, uint32_t i)
+{
+	const struct sim_cpu *a = &s->cpu[i];
+	const struct sim_costs *c = &s->costs;
+	uint64_t busy_kernel = (w->st.notifies - a->search_notifies) * c->notify;
+	uint64_t search_kernel = w->st.parks * c->park + a->search_notifies * c->notify;
+	uint64_t busy = a->busy - busy_kernel;
+	uint64_t task = w->task_compute_ns + sim_costs_work_units(c, &w->st) * c->work;
+	task = task < busy ? task : busy;
+	return (struct worker_cpu){
+		.cpu_ns = a->busy + a->search,
+		.task_ns = task,
+		.sched_ns = busy - task,
+		.search_ns = a->search - search_kernel,
+		.kernel_ns = busy_kernel + search_kernel,
+		.parked_ns = a->parked,
+	};
 }
 
 /*
@@ -738,7 +754,7 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 			sw->state = W_RUNNABLE;
 			s->now = sw->clock;
 			if (s->cpu_on) {
-				s->cpu[id].sum.parked_ns += sw->clock - s->cpu[id].park_at;
+				s->cpu[id].parked += sw->clock - s->cpu[id].park_at;
 				if (sw->woken) {
 					w->wake_ns = s->cpu[id].notify_at;
 					w->wake_armed = true;
@@ -877,7 +893,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	int rc = !explore && !check && !model ? sim_loop(s, rt, start, arg, false, false, false)
 					      : sim_loop(s, rt, start, arg, explore, check, true);
 	for (uint32_t i = 0; s->cpu_on && i < s->n; i++)
-		rt->cpu[i] = s->cpu[i].sum;
+		rt->cpu[i] = cpu_finish(s, &rt->workers[i], i);
 	s->rt = NULL;
 	return rc;
 }
@@ -947,7 +963,9 @@ struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *cost
 	s->rank = aligned_alloc(CACHE_LINE, lines_for((s->leaves + 1) * sizeof *s->rank));
 	s->win = aligned_alloc(CACHE_LINE, lines_for(2 * s->leaves * sizeof *s->win));
 	s->rmw = calloc(nworkers, sizeof *s->rmw);
-	s->cpu = calloc(nworkers, sizeof *s->cpu);
+	s->cpu = aligned_alloc(CACHE_LINE, nworkers * sizeof *s->cpu);
+	if (s->cpu)
+		memset(s->cpu, 0, nworkers * sizeof *s->cpu);
 	if (!s->w || !s->time || !s->tie || !s->rank || !s->win || !s->rmw || !s->cpu) {
 		sim_destroy(&s->base);
 		return NULL;

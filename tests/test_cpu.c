@@ -92,9 +92,13 @@ static void run_cpu(bool sim, const char *policy, const char *workload, uint32_t
 	e->ops->destroy(e);
 }
 
+/* The four parts add up to the CPU, and none is above it (a part that went
+ * below zero would wrap around and still add up modulo 2^64). */
 static void assert_parts_add_up(const struct worker_cpu *c)
 {
 	ASSERT_EQ(c->task_ns + c->sched_ns + c->search_ns + c->kernel_ns, c->cpu_ns);
+	ASSERT(c->task_ns <= c->cpu_ns && c->sched_ns <= c->cpu_ns);
+	ASSERT(c->search_ns <= c->cpu_ns && c->kernel_ns <= c->cpu_ns);
 }
 
 static void threads_case(const char *workload, const char *const *params)
