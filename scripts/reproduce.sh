@@ -1422,10 +1422,9 @@ others (9.5 S with \`rounds_until_sleepy=128\`; 1.7 S with 0, for a p99 of 4.73 
 4.49 S). go's \`spin_cap\` at 1/16 spends 1.15 S per request at load 0.5 against its default's
 1.31 S, for the same p99. volt's and tokio's \`searcher_cap\` at 1/16 and 1, and volt's wake
 order, move neither figure by more than 2% at any load. On 2 threads of this shared machine
-the workers got less of the two cores than the load offered from 0.3 on (the cores column of
-\`cpu.md\` against twice the load) and fell behind, and a compute that spins on the wall clock costs less CPU than it declares
-there (\`docs/results.md\`), so the threads rows
-above load 0.1 measure the machine, not the policies.
+the rows above load 0.1 measure the machine as much as the policies: their p99 reaches tens of
+S, and in several of them the CPU per request lies below S, as a compute that spins on the
+wall clock costs less CPU than it declares when the OS takes the CPU away (\`docs/results.md\`).
 
 \`7-cpu-vs-latency/cpu.md\` gives, per configuration and load, the CPU per request with its
 interval, the idle CPU, the cores in use, p99 / S, the wakes per request and their latency.
