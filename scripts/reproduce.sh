@@ -58,7 +58,7 @@
 #                                              ratios with intervals: any ablation's results)
 #   scripts/reproduce.sh --table ablation-figure OUT.png DIR...   the same as bars
 #
-# About 12 minutes on a 2-core machine, most of it the threads-engine runs of parts 1 and 4.
+# About 15 minutes on a 2-core machine, most of it the threads-engine runs of parts 1 and 4.
 set -euo pipefail
 if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then
 	# This text: the comment block at the head of the script, without its "# ".
