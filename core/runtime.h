@@ -174,7 +174,8 @@ struct worker_noise {
  *              declares none (fib, nqueens) has all its work in sched_ns.
  *   sched_ns   the rest of the ticks that polled a task: finding and
  *              handing over work (sim: the modelled time of the steps that
- *              polled, or closed a tick that did, less task_ns).
+ *              polled, or closed a tick that did, less task_ns and
+ *              their notify costs).
  *   search_ns  ticks that polled nothing, the sleep protocol's decision
  *              included.
  *   kernel_ns  parking and unparking. Sim: the park and notify costs.
