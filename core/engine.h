@@ -89,5 +89,7 @@ struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *cost
 				 uint64_t explore_seed);
 /* Worker steps (polls and tick ends) the last sim run took. */
 uint64_t engine_sim_steps(const struct engine *e);
+/* Worker id's virtual clock where the last sim run left it (its exit). */
+uint64_t engine_sim_clock(const struct engine *e, uint32_t id);
 
 #endif

@@ -48,6 +48,8 @@ struct sim_worker {
 	/* The latest in-step time sim_now handed out (step_now): the clock
 	 * never falls below it, even where --explore shrinks a step. */
 	uint64_t seen;
+	/* Waited in this step for a task to exist (sim_await_ready). */
+	uint64_t waited;
 	/* The policy's schedule_local, which sim_sched_local wraps. */
 	void (*sched_local)(struct worker *w, struct task *t, enum sched_kind kind);
 };
@@ -67,6 +69,20 @@ struct sim_rmw {
 	uint64_t mine;		/* its read-modify-writes so far */
 	double at;		/* virtual ns of its last one */
 	double due;		/* expected remote ones not yet charged whole */
+};
+
+/*
+ * A worker's CPU in the model (struct worker_cpu): the modelled time of its
+ * steps, in those that polled a task or closed a tick that did (busy) and
+ * the others (search), with the notify costs of the latter; the notifies
+ * counted after its last step. Off the step's own lines: only a run that
+ * asks for the figures (rt->cpu) touches it, one line a step.
+ */
+struct sim_cpu {
+	CACHE_ALIGNED uint64_t busy, search, search_notifies, notifies;
+	uint64_t parked;
+	uint64_t park_at;		/* the clock when it last parked */
+	uint64_t notify_at;		/* the unpark that woke it, at the waker's in-step time */
 };
 
 typedef unsigned __int128 sim_key;
@@ -117,6 +133,10 @@ struct sim_engine {
 	uint64_t steps;
 	/* --explore: a seed perturbing tie-breaks and step costs (0: none) */
 	uint64_t seed;
+	/* [n]: each worker's CPU split, kept when rt->cpu asks for it on a
+	 * run that does not explore (whose step costs are scaled). */
+	struct sim_cpu *cpu;
+	bool cpu_on;
 };
 
 /*
@@ -317,9 +337,10 @@ static void sim_unpark(struct engine *e, uint32_t id)
 	}
 	if (sw->woken)
 		return;		/* already on its way */
-	uint64_t at = (s->cur ? step_now(s, s->cur) : s->now) + s->costs.wake_latency;
+	uint64_t from = s->cur ? step_now(s, s->cur) : s->now, at = from + s->costs.wake_latency;
 	sw->clock = at > sw->clock ? at : sw->clock;
 	sw->woken = true;
+	s->cpu[id].notify_at = from;
 	ev_set(s, id, sw->clock);
 }
 
@@ -390,6 +411,7 @@ static uint64_t sim_await_ready(struct engine *e, struct worker *w, const struct
 		return 0;
 	uint64_t wait = t->ready_ns - now;
 	sw->clock += wait;
+	sw->waited += wait;	/* a search's time, not the poll's (cpu_step) */
 	s->now = sw->clock;
 	return wait;
 }
@@ -588,6 +610,7 @@ static inline __attribute__((always_inline)) uint32_t prefetch_next(const struct
 	const struct worker *w = &rt->workers[who];
 	const char *line = (const char *)w;
 	__builtin_prefetch(&s->w[who], 1);
+	__builtin_prefetch(&s->cpu[who], 1);	/* cpu_step's line */
 	for (int i = 0; i < 5; i++)
 		__builtin_prefetch(line + i * CACHE_LINE, 1);
 	struct worker_shared *sh = &rt->shared[who];
@@ -651,6 +674,63 @@ static inline __attribute__((always_inline)) void pool_pass(struct sim_engine *s
 	w->pool = h->pool;
 	h->pool = own;
 	s->pool_holder = w;
+}
+
+/*
+ * The step worker id just took, from `start` to its clock now (plus the
+ * idle step the loop adds after a STEP_IDLE), in its CPU split (struct
+ * worker_cpu): a step that polled a task, or closed a tick that did, is
+ * busy, any other a search that found nothing. Its notifies are counted
+ * by kind of step; its parks come only at the end of a search (a tick
+ * that polled nothing). cpu_finish splits the sums.
+ */
+static inline __attribute__((always_inline)) void cpu_step(struct sim_engine *s,
+							   const struct worker *w, uint32_t id,
+							   uint64_t start, enum step st)
+{
+	struct sim_cpu *a = &s->cpu[id];
+	uint64_t dur = s->w[id].clock - start;
+	if (__builtin_expect(st == STEP_POLLED || st == STEP_RAN, 1)) {
+		/* A wait for a task found before its spawn (sim_await_ready)
+		 * stands for the search the worker would have gone on with. */
+		uint64_t wait = s->w[id].waited;
+		s->w[id].waited = 0;
+		a->busy += dur - wait;
+		a->search += wait;
+	} else {
+		a->search += dur + (st == STEP_IDLE ? s->costs.idle_step : 0);
+		a->search_notifies += w->st.notifies - a->notifies;
+	}
+	a->notifies = w->st.notifies;
+}
+
+/*
+ * Worker i's CPU split at the run's end. The kernel's part is the park and
+ * notify costs its counters charged; the task's, the compute its tasks
+ * declared in ticks that polled (task_compute_ns, as on threads) and the
+ * work charge of its polls, at most the busy steps' time less their
+ * notifies (less whatever of a negative per-poll figure the poll's own
+ * cost does not cover: no part is negative); scheduling, the rest of the
+ * busy steps; search, the rest of the others. The four add up to the
+ * modelled time exactly.
+ */
+static struct worker_cpu cpu_finish(const struct sim_engine *s, const struct worker *w, uint32_t i)
+{
+	const struct sim_cpu *a = &s->cpu[i];
+	const struct sim_costs *c = &s->costs;
+	uint64_t busy_kernel = (w->st.notifies - a->search_notifies) * c->notify;
+	uint64_t search_kernel = w->st.parks * c->park + a->search_notifies * c->notify;
+	uint64_t busy = a->busy - busy_kernel;
+	uint64_t task = w->task_compute_ns + sim_costs_work_units(c, &w->st) * c->work;
+	task = task < busy ? task : busy;
+	return (struct worker_cpu){
+		.cpu_ns = a->busy + a->search,
+		.task_ns = task,
+		.sched_ns = busy - task,
+		.search_ns = a->search - search_kernel,
+		.kernel_ns = busy_kernel + search_kernel,
+		.parked_ns = a->parked,
+	};
 }
 
 /*
@@ -749,6 +829,13 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 			sw->clock = at > sw->clock ? at : sw->clock;
 			sw->state = W_RUNNABLE;
 			s->now = sw->clock;
+			if (s->cpu_on) {
+				s->cpu[id].parked += sw->clock - s->cpu[id].park_at;
+				if (sw->woken) {
+					w->wake_ns = s->cpu[id].notify_at;
+					w->wake_armed = true;
+				}
+			}
 			worker_unparked(w, sw->woken ? PARK_WOKEN : PARK_TIMEOUT);
 			sw->woken = false;
 			if (explore) {
@@ -771,6 +858,8 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		s->steps++;
 		bool progressed = charge(s, id, t_step, explore, model);
 		s->cur = NULL;
+		if (s->cpu_on)
+			cpu_step(s, w, id, t_step, st);
 		if (check && !rt_finished(rt)) {
 			const char *why = rt->policy->check_idle(rt);
 			if (why) {
@@ -797,6 +886,7 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 				break;
 			}
 			sw->state = W_PARKED;
+			s->cpu[id].park_at = sw->clock;
 			sw->timed = timeout != PARK_FOREVER;
 			if (sw->timed)
 				ev_set(s, id, sw->clock + timeout);
@@ -877,8 +967,12 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	bool explore = s->seed != 0;
 	bool check = rt->cfg.explore && rt->policy->check_idle;
 	bool model = s->lock_model;	/* sim_costs_model_on */
+	memset(s->cpu, 0, s->n * sizeof *s->cpu);
+	s->cpu_on = rt->cpu && !explore;
 	int rc = !explore && !check && !model ? sim_loop(s, rt, start, arg, false, false, false)
 					      : sim_loop(s, rt, start, arg, explore, check, true);
+	for (uint32_t i = 0; s->cpu_on && i < s->n; i++)
+		rt->cpu[i] = cpu_finish(s, &rt->workers[i], i);
 	s->rt = NULL;
 	return rc;
 }
@@ -902,6 +996,7 @@ static void sim_destroy(struct engine *e)
 	free(s->rank);
 	free(s->win);
 	free(s->rmw);
+	free(s->cpu);
 	free(s);
 }
 
@@ -948,7 +1043,10 @@ struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *cost
 	s->rank = aligned_alloc(CACHE_LINE, lines_for((s->leaves + 1) * sizeof *s->rank));
 	s->win = aligned_alloc(CACHE_LINE, lines_for(2 * s->leaves * sizeof *s->win));
 	s->rmw = calloc(nworkers, sizeof *s->rmw);
-	if (!s->w || !s->time || !s->tie || !s->rank || !s->win || !s->rmw) {
+	s->cpu = aligned_alloc(CACHE_LINE, nworkers * sizeof *s->cpu);
+	if (s->cpu)
+		memset(s->cpu, 0, nworkers * sizeof *s->cpu);
+	if (!s->w || !s->time || !s->tie || !s->rank || !s->win || !s->rmw || !s->cpu) {
 		sim_destroy(&s->base);
 		return NULL;
 	}
@@ -958,4 +1056,9 @@ struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *cost
 uint64_t engine_sim_steps(const struct engine *e)
 {
 	return ((const struct sim_engine *)e)->steps;
+}
+
+uint64_t engine_sim_clock(const struct engine *e, uint32_t id)
+{
+	return ((const struct sim_engine *)e)->w[id].clock;
 }

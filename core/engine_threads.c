@@ -43,6 +43,9 @@ struct parker {
 	 * it over the run (rt->noise). */
 	uint64_t compute_debt_ns;
 	uint64_t stolen_ns;
+	/* The engine clock at the latest unpark (te_unpark), which the woken
+	 * worker's wake latency is measured from (struct worker's wake_ns). */
+	_Atomic uint64_t notify_ns;
 };
 
 struct threads_engine {
@@ -128,6 +131,12 @@ static void te_unpark(struct engine *e, uint32_t id)
 {
 	struct threads_engine *te = (struct threads_engine *)e;
 	struct parker *p = &te->parkers[id];
+	/* Relaxed: the release exchange below orders this stamp before the
+	 * permit, and the parker reads it after its acquire load that sees
+	 * NOTIFIED, so it sees this stamp or a later unpark's (a later one
+	 * makes the latency shorter by the gap between the two, never wrong
+	 * in sign). */
+	atomic_store_explicit(&p->notify_ns, te_now(e, NULL), memory_order_relaxed);
 	/* Release pairs with the parker's acquire when it consumes the permit:
 	 * whatever the unparker published first (a queued task, a claim in the
 	 * idle state) is visible to the woken worker. */
@@ -136,11 +145,15 @@ static void te_unpark(struct engine *e, uint32_t id)
 		futex(&p->state, FUTEX_WAKE_PRIVATE, 1, NULL);
 }
 
-static enum park_wake te_park(struct threads_engine *te, uint32_t id, uint64_t timeout_ns)
+/* *slept: whether the worker went to sleep on the futex word (false when
+ * a permit was waiting: a notify that found it awake). */
+static enum park_wake te_park(struct threads_engine *te, uint32_t id, uint64_t timeout_ns,
+			      bool *slept)
 {
 	struct parker *p = &te->parkers[id];
 	uint32_t expect = P_NOTIFIED;
 
+	*slept = false;
 	/* A permit already waiting: consume it (acquire pairs with unpark). */
 	if (atomic_compare_exchange_strong_explicit(&p->state, &expect, P_EMPTY,
 						    memory_order_acquire, memory_order_relaxed))
@@ -153,6 +166,7 @@ static enum park_wake te_park(struct threads_engine *te, uint32_t id, uint64_t t
 		return PARK_WOKEN;
 	}
 
+	*slept = true;
 	bool forever = timeout_ns == PARK_FOREVER;
 	uint64_t deadline = forever ? UINT64_MAX : mono_ns() + timeout_ns;
 	for (;;) {
@@ -242,6 +256,70 @@ static void thread_usage(uint64_t *switches, uint64_t *kernel_ns)
 	*kernel_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000;
 }
 
+/* The calling thread's CPU time so far (its CPU clock), 0 if unreadable. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The calling thread's user and system time so far (getrusage), in ns. */
+static void thread_times(uint64_t *user_ns, uint64_t *sys_ns)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0) {
+		*user_ns = *sys_ns = 0;
+		return;
+	}
+	*user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000;
+	*sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000;
+}
+
+/*
+ * The CPU split of one worker (struct worker_cpu), from the timestamps the
+ * loop has anyway: each tick's end (worker_tick_close's clock read, kept in
+ * tick_t1), and, off the busy path, a clock read after a step that polled
+ * nothing and around each park. Spans run from one boundary to the next,
+ * so that every instant from the release to the exit lies in exactly one:
+ * a tick that polled (its maintenance before it included), one that did
+ * not (with its sleep decision), or a park. A per-tick read of the thread's
+ * CPU clock (a system call) would cost more than a fib tick, so the spans
+ * are wall time, and they only apportion the CPU: the system time is the
+ * kernel's part, and the rest of the thread's CPU is shared among the
+ * task, scheduling and search parts as their spans share the wall time
+ * (on a machine that preempts the workers, a preempted span gets CPU it
+ * did not use). The parts add up to the thread's CPU exactly.
+ */
+struct cpu_acct {
+	uint64_t b;			/* the last boundary (engine clock) */
+	uint64_t busy, search, parked;	/* wall time of each kind of span */
+	uint64_t cpu0, user0, sys0;
+};
+
+static void cpu_acct_end(struct cpu_acct *a, const struct worker *w, struct worker_cpu *out)
+{
+	uint64_t user, sys;
+	thread_times(&user, &sys);
+	out->cpu_ns = thread_cpu_ns() - a->cpu0;
+	out->user_ns = user - a->user0;
+	out->sys_ns = sys - a->sys0;
+	/* getrusage's times are sampled at the scheduler tick: the system
+	 * time is capped at the CPU clock's figure. */
+	uint64_t kernel = out->sys_ns < out->cpu_ns ? out->sys_ns : out->cpu_ns;
+	uint64_t rest = out->cpu_ns - kernel;
+	/* A compute that repaid time the OS took before (te_compute) spins
+	 * less than it declares: the busy spans hold the part spun. */
+	uint64_t task_w = w->task_compute_ns < a->busy ? w->task_compute_ns : a->busy;
+	uint64_t sched_w = a->busy - task_w, wall = a->busy + a->search;
+	out->task_ns = wall ? (uint64_t)((unsigned __int128)rest * task_w / wall) : 0;
+	out->sched_ns = wall ? (uint64_t)((unsigned __int128)rest * sched_w / wall) : 0;
+	out->search_ns = rest - out->task_ns - out->sched_ns;
+	out->kernel_ns = kernel;
+	out->parked_ns = a->parked;
+}
+
 static void *worker_main(void *argp)
 {
 	struct thread_arg *arg = argp;
@@ -257,15 +335,49 @@ static void *worker_main(void *argp)
 	if (noise)
 		thread_usage(&switches0, &kernel0);
 	int64_t migrations0 = noise ? thread_migrations() : -1;
+	struct worker_cpu *cpu = te->rt->cpu ? &te->rt->cpu[arg->id] : NULL;
+	struct cpu_acct acct = { 0 };
 	pthread_barrier_wait(&te->barrier);
+	if (cpu) {
+		acct.cpu0 = thread_cpu_ns();
+		thread_times(&acct.user0, &acct.sys0);
+		acct.b = te_now(&te->base, w);
+	}
 	for (;;) {
 		uint64_t timeout = 0;
 		enum step s = worker_step(w, &timeout);
+		if (cpu) {
+			if (s == STEP_RAN) {
+				acct.busy += w->tick_t1 - acct.b;
+				acct.b = w->tick_t1;
+			} else {
+				uint64_t now = te_now(&te->base, w);
+				acct.search += now - acct.b;
+				acct.b = now;
+			}
+		}
 		if (s == STEP_EXIT)
 			break;
-		if (s == STEP_PARK)
-			worker_unparked(w, te_park(te, arg->id, timeout));
+		if (s == STEP_PARK) {
+			bool slept;
+			enum park_wake how = te_park(te, arg->id, timeout, &slept);
+			if (how == PARK_WOKEN && slept) {
+				/* Relaxed: the acquire that saw NOTIFIED in
+				 * te_park orders it (te_unpark). */
+				w->wake_ns = atomic_load_explicit(&te->parkers[arg->id].notify_ns,
+								  memory_order_relaxed);
+				w->wake_armed = true;
+			}
+			if (cpu) {
+				uint64_t now = te_now(&te->base, w);
+				acct.parked += now - acct.b;
+				acct.b = now;
+			}
+			worker_unparked(w, how);
+		}
 	}
+	if (cpu)
+		cpu_acct_end(&acct, w, cpu);
 	if (noise) {
 		/* Read by the harness thread after pthread_join, which orders it. */
 		int64_t m = thread_migrations();

@@ -115,6 +115,21 @@ struct worker {
 	/* --trace: the event log, and what a tick started from. */
 	struct trace_buf trace;
 	uint64_t trace_steals0, trace_global0, park_t0;
+	/* The engine's clock when the last tick closed (worker_tick_close):
+	 * the threads engine's CPU split takes its busy spans from it
+	 * (struct worker_cpu). Owner-only. */
+	uint64_t tick_t1;
+	/*
+	 * Wake latency (struct worker_cpu): the engine arms wake_armed with
+	 * the time of the unpark that woke the worker from a sleep; the
+	 * worker's next tick that polls a task records its start minus that
+	 * time in *wake_hist (NULL: not recorded) and counts wakes_polled; a
+	 * park before any such tick counts wakes_empty. Owner-only.
+	 */
+	bool wake_armed;
+	uint64_t wake_ns;
+	struct hist *wake_hist;
+	uint64_t wakes_polled, wakes_empty;
 };
 
 _Static_assert(offsetof(struct worker_shared, ring) == 0, "ring first");
@@ -141,6 +156,43 @@ struct worker_noise {
 	int64_t migrations;		/* se.nr_migrations, -1 if the kernel does not say */
 	uint64_t stolen_ns;		/* overruns of spin computes: time the OS took */
 	uint64_t kernel_ns;		/* system time of the thread (getrusage) */
+};
+
+/*
+ * The CPU one worker used over one run, and where it went (docs/results.md,
+ * "cpu"), filled by the engine as the worker exits when rt->cpu is set:
+ *
+ *   cpu_ns     threads: the worker thread's CPU clock
+ *              (CLOCK_THREAD_CPUTIME_ID) from its release at the start
+ *              barrier to its exit; sim: the modelled time of every step
+ *              the worker took, idle and search steps included.
+ *   user_ns, sys_ns  threads: the same span's user and system time
+ *              (getrusage RUSAGE_THREAD, microseconds); sim: 0.
+ *   task_ns    running tasks: the compute they declared (rt_compute) in
+ *              ticks that polled one, and in the sim the modelled work
+ *              charge of their polls (cost work.NAME). A workload that
+ *              declares none (fib, nqueens) has all its work in sched_ns.
+ *   sched_ns   the rest of the ticks that polled a task: finding and
+ *              handing over work (sim: the modelled time of the steps that
+ *              polled, or closed a tick that did, less task_ns and
+ *              their notify costs).
+ *   search_ns  ticks that polled nothing, the sleep protocol's decision
+ *              included.
+ *   kernel_ns  parking and unparking. Sim: the park and notify costs.
+ *              Threads: the thread's system time (futex calls of parking
+ *              and of the global queue's lock, page faults); the rest of
+ *              its CPU is shared among task_ns, sched_ns and search_ns as
+ *              the wall time of their spans shares the loop's
+ *              (engine_threads.c, cpu_acct_end). Never negative.
+ *   The four add up to cpu_ns exactly.
+ *   parked_ns  time parked (threads: wall time inside the futex park; sim:
+ *              from the park to the wake in virtual time).
+ */
+struct worker_cpu {
+	uint64_t cpu_ns, user_ns, sys_ns;
+	uint64_t task_ns, sched_ns, search_ns;
+	uint64_t kernel_ns;
+	uint64_t parked_ns;
 };
 
 /* rt->finished */
@@ -193,6 +245,9 @@ struct runtime {
 	/* [nworkers] or NULL: what the OS did to each worker thread during
 	 * the run, filled by the threads engine as each worker exits. */
 	struct worker_noise *noise;
+	/* [nworkers] or NULL: each worker's CPU and its split, filled by the
+	 * engine at the run's end (struct worker_cpu). */
+	struct worker_cpu *cpu;
 };
 
 #define HIST_HIGHEST_NS (3600ull * 1000000000ull)	/* an hour */

@@ -43,6 +43,19 @@ void worker_run_task(struct worker *w, struct task *t)
 
 struct task find_work_busy;
 
+/* The first tick since a wake that polled a task: record the wake's
+ * latency, from the unpark to this tick's start (struct worker's
+ * wake_armed). The tick's first poll follows its first find_work, so the
+ * figure is short of the first poll by that one search. Out of line: once
+ * per wake. */
+static __attribute__((noinline)) void worker_wake_polled(struct worker *w, uint64_t t0)
+{
+	w->wake_armed = false;
+	w->wakes_polled++;
+	if (w->wake_hist)
+		hist_record(w->wake_hist, t0 > w->wake_ns ? t0 - w->wake_ns : 0);
+}
+
 /* Start a tick: maintenance the Volt way unless the policy does its own,
  * then the policy's budget for the tick. */
 void worker_tick_open(struct worker *w)
@@ -100,7 +113,10 @@ enum step worker_tick_close(struct worker *w, uint64_t *park_timeout_ns)
 		w->task_compute_ns += w->compute_ns - w->tick_compute0;
 		if (w->tick_compute_max > w->task_compute_max_ns)
 			w->task_compute_max_ns = w->tick_compute_max;
+		if (__builtin_expect(w->wake_armed, 0))
+			worker_wake_polled(w, t0);
 	}
+	w->tick_t1 = t1;
 	policy_tick_end(p, w, polls, t1 - t0);
 	if (polls)
 		return STEP_RAN;
@@ -112,6 +128,11 @@ enum step worker_tick_close(struct worker *w, uint64_t *park_timeout_ns)
 			rt_cap_to_next_event(w, park_timeout_ns);
 		}
 		w->st.parks++;
+		if (w->wake_armed) {
+			/* Woken, and parking again without a task polled. */
+			w->wake_armed = false;
+			w->wakes_empty++;
+		}
 		if (w->tracing)
 			w->park_t0 = rt_now(rt, w);
 		return STEP_PARK;

@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <jansson.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -372,6 +373,47 @@ static int collect(const struct run_config *cfg, struct runtime *rt, void *inst,
 	return 0;
 }
 
+/* The precision of the wake-latency histograms (2 significant digits:
+ * 1%), and the longest latency they hold. */
+#define WAKE_HIST_DIGITS 2
+#define WAKE_HIST_HIGHEST_NS (60ull * 1000000000ull)
+
+/* The process's user + system time so far (getrusage), in ns; NAN if
+ * unreadable. */
+static double process_cpu_ns(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return NAN;
+	return (double)ru.ru_utime.tv_sec * 1e9 + (double)ru.ru_utime.tv_usec * 1e3 +
+	       (double)ru.ru_stime.tv_sec * 1e9 + (double)ru.ru_stime.tv_usec * 1e3;
+}
+
+/*
+ * A trial's CPU (struct trial_cpu) from what the engine filled in, and the
+ * figures derived from it; the wake latencies into the run's histogram.
+ */
+static void collect_cpu(const struct run_config *cfg, struct runtime *rt, struct hist *wake,
+			struct trial *out, struct run_result *acc)
+{
+	uint64_t cpu = 0, task = 0;
+	out->cpu.wakes_polled = out->cpu.wakes_empty = 0;
+	for (uint32_t i = 0; i < cfg->workers; i++) {
+		out->cpu.w[i] = rt->cpu[i];
+		cpu += rt->cpu[i].cpu_ns;
+		task += rt->cpu[i].task_ns;
+		out->cpu.wakes_polled += rt->workers[i].wakes_polled;
+		out->cpu.wakes_empty += rt->workers[i].wakes_empty;
+	}
+	double span = (double)out->makespan_ns;
+	out->cpu.measured = true;
+	out->cpu_per_task_ns = (double)cpu / (double)out->tasks;
+	out->idle_cpu = (double)(cpu - task) / ((double)cfg->workers * span);
+	out->cpu_cores = (double)cpu / span;
+	for (uint32_t i = 0; acc && i < (cfg->sim ? 1 : cfg->workers); i++)
+		(void)hist_merge(&acc->wake_latency, &wake[i]);	/* one layout */
+}
+
 static int run_parallel(const struct run_config *cfg, uint64_t seed, struct trial *out,
 			struct run_result *acc, char *err, size_t len)
 {
@@ -393,6 +435,8 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 	int rc;
 
 	struct worker_noise *wn = NULL;
+	struct hist *wake = NULL;
+	uint32_t nwake = 0;
 	double steal0 = NAN;
 	if (cfg->real)
 		return real_run_trial(cfg, out, acc ? acc->peer_version : NULL,
@@ -415,6 +459,24 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		goto out;
 	}
 	rt->user = ctx.inst;
+	/* The CPU split and the wake latencies (struct worker_cpu): one
+	 * histogram per worker thread, one for the sim's one thread (as the
+	 * scheduling delay's, struct worker's sched_hist). Not while
+	 * exploring, whose step costs are scaled. */
+	if (!cfg->explore) {
+		nwake = cfg->sim ? 1 : cfg->workers;
+		rt->cpu = calloc(cfg->workers, sizeof *rt->cpu);
+		wake = calloc(nwake, sizeof *wake);
+		bool ok = rt->cpu && wake;
+		for (uint32_t i = 0; ok && i < nwake; i++)
+			ok = hist_init(&wake[i], WAKE_HIST_DIGITS, WAKE_HIST_HIGHEST_NS) == 0;
+		if (!ok) {
+			rc = fail(-ENOMEM, err, len, "out of memory");
+			goto out;
+		}
+		for (uint32_t i = 0; i < cfg->workers; i++)
+			rt->workers[i].wake_hist = &wake[cfg->sim ? 0 : i];
+	}
 	if (wl->place) {
 		rt->place = place_cb;
 		rt->place_arg = &ctx;
@@ -452,7 +514,9 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		steal0 = noise_host_steal_ns();
 	}
 	uint64_t run0 = mono_ns();
+	double proc0 = cfg->sim ? NAN : process_cpu_ns();
 	rc = e->ops->run(e, rt, start_cb, &ctx);
+	out->cpu.process_ns = process_cpu_ns() - proc0;
 	if (rc == 0 && out->noise.measured) {
 		out->noise.steal_ns = noise_host_steal_ns() - steal0;
 		out->noise.speed_after_ns = noise_speed_ns(cfg->cpus, cfg->workers);
@@ -516,6 +580,8 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 		goto out;
 	}
 	rc = collect(cfg, rt, ctx.inst, out, acc, err, len);
+	if (rc == 0 && rt->cpu)
+		collect_cpu(cfg, rt, wake, out, acc);
 	if (rc == 0 && rcfg.trace_events) {
 		rc = write_trace(cfg, rt, err, len);
 		acc->trace_written = rc == 0;
@@ -523,10 +589,17 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 out:
 	if (ctx.inst)
 		wl->destroy(ctx.inst);
-	if (rt)
+	if (rt) {
+		free(rt->cpu);
+		rt->cpu = NULL;
 		rt_destroy(rt);
+	}
 	e->ops->destroy(e);
 	free(wn);
+	for (uint32_t i = 0; wake && i < nwake; i++)
+		if (wake[i].counts)
+			hist_destroy(&wake[i]);
+	free(wake);
 	return rc;
 }
 
@@ -758,12 +831,17 @@ static int alloc_trial(struct trial *t, uint32_t workers)
 {
 	t->util = calloc(workers, sizeof *t->util);
 	t->ws = calloc(workers, sizeof *t->ws);
+	t->cpu.w = calloc(workers, sizeof *t->cpu.w);
+	t->cpu.measured = false;
+	t->cpu.process_ns = t->cpu_per_task_ns = t->idle_cpu = t->cpu_cores = NAN;
 	int rc = noise_alloc(&t->noise, workers);
-	return t->util && t->ws && rc == 0 ? 0 : -ENOMEM;
+	return t->util && t->ws && t->cpu.w && rc == 0 ? 0 : -ENOMEM;
 }
 
 static void free_trial(struct trial *t)
 {
+	free(t->cpu.w);
+	t->cpu.w = NULL;
 	noise_free(&t->noise);
 	free(t->util);
 	free(t->ws);
@@ -782,6 +860,8 @@ static int alloc_result(const struct run_config *cfg, struct run_result *res)
 	res->baseline_median_ns_per_task = NAN;
 	rc = hist_init(&res->sched_delay, cfg->hist_digits, HIST_HIGHEST_NS);
 	if (rc)
+		return rc;
+	if ((rc = hist_init(&res->wake_latency, WAKE_HIST_DIGITS, WAKE_HIST_HIGHEST_NS)) != 0)
 		return rc;
 	res->has_end_to_end = cfg->wl->latencies != NULL;
 	if (res->has_end_to_end &&
@@ -811,6 +891,8 @@ void run_result_free(struct run_result *res)
 		hist_destroy(&res->sched_delay);
 	if (res->end_to_end.counts)
 		hist_destroy(&res->end_to_end);
+	if (res->wake_latency.counts)
+		hist_destroy(&res->wake_latency);
 	memset(res, 0, sizeof *res);
 }
 

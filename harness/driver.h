@@ -68,6 +68,20 @@ struct trial_metric {
 	double value;
 };
 
+/*
+ * Where the workers' CPU went in one trial (struct worker_cpu,
+ * docs/results.md "cpu"): per worker, and the process's own beside it.
+ */
+struct trial_cpu {
+	bool measured;			/* threads or sim (not the real engine) */
+	struct worker_cpu *w;		/* [workers] */
+	/* Threads: the process's user + system time (getrusage RUSAGE_SELF)
+	 * over the engine's run, worker threads' start and exit included, so
+	 * that it holds every worker's cpu_ns; NAN on the sim. */
+	double process_ns;
+	uint64_t wakes_polled, wakes_empty;	/* struct worker's, summed */
+};
+
 struct trial {
 	uint64_t makespan_ns, tasks;
 	double tasks_per_s, ns_per_task;
@@ -83,6 +97,11 @@ struct trial {
 	double sched_pct[PCT_LEVELS], e2e_pct[PCT_LEVELS];
 	uint64_t sched_samples, e2e_samples;
 	struct trial_noise noise;	/* threads engine: what the machine did */
+	struct trial_cpu cpu;
+	/* From cpu (NAN where not measured): every worker's cpu_ns over the
+	 * tasks; the CPU not running tasks (cpu_ns - task_ns) over workers x
+	 * makespan; all of it over the makespan (cores' worth in use). */
+	double cpu_per_task_ns, idle_cpu, cpu_cores;
 	int tukey;			/* makespan's Tukey class (tukey_class_name) */
 	uint32_t order;			/* place in the process's shuffled run order */
 };
@@ -98,7 +117,10 @@ struct trial {
 	X(tasks_per_s, "tasks_per_s")                                        \
 	X(ns_per_task, "ns_per_task")                                        \
 	X(overhead_ns_per_task, "overhead_ns_per_task")                      \
-	X(util_total, "utilization_total")
+	X(util_total, "utilization_total")                                   \
+	X(cpu_per_task_ns, "cpu_per_task_ns")                                \
+	X(idle_cpu, "idle_cpu")                                              \
+	X(cpu_cores, "cpu_cores")
 
 struct run_medians {
 #define X(field, key) double field;
@@ -120,6 +142,9 @@ struct run_result {
 	char peer_version[32];			/* --engine=real: the runtime's version */
 	bool trace_written;
 	struct hist end_to_end;			/* every request of every measured trial */
+	/* Wake latency: from an unpark to the start of the woken worker's
+	 * first tick that polls a task, every worker, every measured trial. */
+	struct hist wake_latency;
 	/* 95% intervals of the percentiles of both histograms (core/pctci.h). */
 	struct pct_ci sched_ci, e2e_ci;
 	/* A one-trial run of requests: the percentiles of PCT_CI_SLICES

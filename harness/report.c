@@ -419,6 +419,51 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		c->contended);
 }
 
+/*
+ * Where the workers' CPU went, summed over the measured trials (struct
+ * worker_cpu), the medians derived from it, and the wakes.
+ */
+static void print_cpu(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	if (res->ntrials == 0 || !res->trials[0].cpu.measured)
+		return;
+	double cpu = 0, task = 0, sched = 0, search = 0, kernel = 0, proc = 0;
+	uint64_t polled = 0, empty = 0;
+	for (uint32_t t = 0; t < res->ntrials; t++) {
+		const struct trial *tr = &res->trials[t];
+		for (uint32_t i = 0; i < cfg->workers; i++) {
+			cpu += (double)tr->cpu.w[i].cpu_ns;
+			task += (double)tr->cpu.w[i].task_ns;
+			sched += (double)tr->cpu.w[i].sched_ns;
+			search += (double)tr->cpu.w[i].search_ns;
+			kernel += (double)tr->cpu.w[i].kernel_ns;
+		}
+		proc += tr->cpu.process_ns;
+		polled += tr->cpu.wakes_polled;
+		empty += tr->cpu.wakes_empty;
+	}
+	char d[32];
+	fmt_duration(d, sizeof d, res->median.cpu_per_task_ns);
+	fprintf(f, "cpu: %s per task, %.2f cores, idle CPU %.1f%% of workers x makespan (medians); "
+		   "of the workers' %s: task %.1f%%, scheduling %.1f%%, search %.1f%%, kernel "
+		   "%.1f%%", d, res->median.cpu_cores, 100 * res->median.idle_cpu,
+		cfg->sim ? "modelled time" : "CPU", cpu > 0 ? 100 * task / cpu : 0,
+		cpu > 0 ? 100 * sched / cpu : 0, cpu > 0 ? 100 * search / cpu : 0,
+		cpu > 0 ? 100 * kernel / cpu : 0);
+	if (!cfg->sim && isfinite(proc) && proc > 0)
+		fprintf(f, " (%.1f%% of the process's)", 100 * cpu / proc);
+	fprintf(f, "\nwakes: %" PRIu64 " that polled a task, %" PRIu64 " that parked again first",
+		polled, empty);
+	const struct hist *h = &res->wake_latency;
+	if (h->total) {
+		char p50[32], p99[32];
+		fmt_duration(p50, sizeof p50, (double)hist_percentile(h, 50));
+		fmt_duration(p99, sizeof p99, (double)hist_percentile(h, 99));
+		fprintf(f, "; latency to the first polling tick p50 %s, p99 %s", p50, p99);
+	}
+	fputc('\n', f);
+}
+
 void report_summary(FILE *f, const struct run_config *cfg, const struct run_result *res)
 {
 	print_trials(f, cfg, res);
@@ -429,6 +474,7 @@ void report_summary(FILE *f, const struct run_config *cfg, const struct run_resu
 		print_latency(f, "end-to-end latency (intended arrival to completion, warm-up left out)",
 			      &res->end_to_end, &res->e2e_ci);
 	print_sim_model(f, cfg, res);
+	print_cpu(f, cfg, res);
 	print_counters(f, res);
 }
 
@@ -730,6 +776,48 @@ static json_t *noise_json(const struct run_config *cfg, const struct run_result 
 	return rc ? (json_decref(o), NULL) : o;
 }
 
+/* One worker's CPU and its split (struct worker_cpu). */
+static json_t *worker_cpu_json(const struct worker_cpu *c)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "cpu_ns", jint(c->cpu_ns),
+			 "user_ns", jint(c->user_ns), "sys_ns", jint(c->sys_ns), "task_ns",
+			 jint(c->task_ns), "sched_ns", jint(c->sched_ns), "search_ns",
+			 jint(c->search_ns), "kernel_ns", jint(c->kernel_ns), "parked_ns",
+			 jint(c->parked_ns));
+}
+
+/* A trial's CPU (struct trial_cpu): per worker, summed, the process's
+ * own, the wakes and the derived figures; null where not measured. */
+static json_t *trial_cpu_json(const struct run_config *cfg, const struct trial *t)
+{
+	if (!t->cpu.measured)
+		return json_null();
+	struct worker_cpu sum = { 0 };
+	json_t *a = json_array();
+	int rc = a ? 0 : -ENOMEM;
+	for (uint32_t i = 0; i < cfg->workers && rc == 0; i++) {
+		const struct worker_cpu *c = &t->cpu.w[i];
+		rc = push(a, worker_cpu_json(c));
+		sum.cpu_ns += c->cpu_ns;
+		sum.user_ns += c->user_ns;
+		sum.sys_ns += c->sys_ns;
+		sum.task_ns += c->task_ns;
+		sum.sched_ns += c->sched_ns;
+		sum.search_ns += c->search_ns;
+		sum.kernel_ns += c->kernel_ns;
+		sum.parked_ns += c->parked_ns;
+	}
+	if (rc) {
+		json_decref(a);
+		return NULL;
+	}
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "process_ns",
+			 jreal(t->cpu.process_ns), "workers", a, "total", worker_cpu_json(&sum),
+			 "wakes_polled", jint(t->cpu.wakes_polled), "wakes_empty",
+			 jint(t->cpu.wakes_empty), "per_task_ns", jreal(t->cpu_per_task_ns),
+			 "idle_cpu", jreal(t->idle_cpu), "cores", jreal(t->cpu_cores));
+}
+
 static json_t *trial_json(const struct run_config *cfg, const struct trial *t, uint64_t seed)
 {
 	json_t *o = json_object(), *util = json_array(), *ws = json_array(), *m = json_object();
@@ -767,6 +855,7 @@ static json_t *trial_json(const struct run_config *cfg, const struct trial *t, u
 	rc |= put(o, "metrics", m);
 	rc |= put(o, "percentiles", pct);
 	rc |= put(o, "noise", trial_noise_json(cfg, t));
+	rc |= put(o, "cpu", trial_cpu_json(cfg, t));
 	return done(o, rc);
 }
 
@@ -1061,8 +1150,9 @@ void report_compare(FILE *f, const struct run_config *cfg, const struct run_resu
 	bool one_trial = false;
 	for (size_t c = 0; c < ncfg; c++)
 		w = (int)strlen(cfg[c].name) > w ? (int)strlen(cfg[c].name) : w;
-	fprintf(f, "\n%-*s %9s %21s %13s %9s %6s %10s %10s %8s\n", w, "policy", "ns/task",
-		"[95% interval]", "tasks/s", "time/1st", "util%", "steals", "global", "parks");
+	fprintf(f, "\n%-*s %9s %21s %13s %9s %6s %10s %10s %10s %8s\n", w, "policy", "ns/task",
+		"[95% interval]", "tasks/s", "time/1st", "util%", "cpu/task", "steals", "global",
+		"parks");
 	for (size_t c = 0; c < ncfg; c++) {
 		const struct run_result *r = &res[c];
 		double lo, hi, cov;
@@ -1073,11 +1163,14 @@ void report_compare(FILE *f, const struct run_config *cfg, const struct run_resu
 		} else {
 			one_trial |= r->ntrials < 2;
 		}
-		fprintf(f, "%-*s %9.1f %21s %13.0f %9.2f %6.1f %10" PRIu64 " %10" PRIu64
+		char cpt[24] = "-";
+		if (isfinite(r->median.cpu_per_task_ns))
+			snprintf(cpt, sizeof cpt, "%.1f", r->median.cpu_per_task_ns);
+		fprintf(f, "%-*s %9.1f %21s %13.0f %9.2f %6.1f %10s %10" PRIu64 " %10" PRIu64
 			   " %8" PRIu64 "\n",
 			w, cfg[c].name, r->median.ns_per_task, spread, r->median.tasks_per_s,
 			r->median.makespan_ns / res[0].median.makespan_ns, 100 * r->median.util_total,
-			r->total.steals / r->ntrials, r->total.global_tasks / r->ntrials,
+			cpt, r->total.steals / r->ntrials, r->total.global_tasks / r->ntrials,
 			r->total.parks / r->ntrials);
 	}
 	bool one_baseline = true;
@@ -1085,8 +1178,9 @@ void report_compare(FILE *f, const struct run_config *cfg, const struct run_resu
 		one_baseline &= res[c].baseline_median_ns_per_task ==
 				res[0].baseline_median_ns_per_task;
 	if (!isnan(res[0].baseline_median_ns_per_task) && one_baseline)
-		fprintf(f, "baseline (sequential) %.1f ns/task; steals, global tasks and parks are "
-			   "per trial\n", res[0].baseline_median_ns_per_task);
+		fprintf(f, "baseline (sequential) %.1f ns/task; cpu/task: the workers' CPU (the "
+			   "sim: modelled time) over the tasks, in ns; steals, global tasks and parks "
+			   "are per trial\n", res[0].baseline_median_ns_per_task);
 	else if (!isnan(res[0].baseline_median_ns_per_task))
 		fprintf(f, "baselines (sequential) per parameter set, in each result file; steals, "
 			   "global tasks and parks are per trial\n");
@@ -1133,6 +1227,11 @@ json_t *report_json(const struct run_config *cfg, const struct run_result *res,
 		  hist_json(&res->sched_delay, cfg->sample_period, &res->sched_ci));
 	if (res->has_end_to_end)
 		rc |= put(hists, "end_to_end_ns", hist_json(&res->end_to_end, 1, &res->e2e_ci));
+	if (res->ntrials && res->trials[0].cpu.measured) {
+		/* No interval: the wakes of a trial are not its batches. */
+		struct pct_ci none = { .method = PCT_CI_NONE };
+		rc |= put(hists, "wake_latency_ns", hist_json(&res->wake_latency, 1, &none));
+	}
 	rc |= put(doc, "schema", json_string(RESULT_SCHEMA));
 	rc |= put(doc, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
 	rc |= put(doc, "config", config_json(cfg, res));

@@ -741,7 +741,10 @@ class Result(_Figures):
     def values(self, key):
         out = []
         for t in self.trials:
-            v = t.get(key)
+            if key in CPU_TRIAL_KEYS:
+                v = (t.get("cpu") or {}).get(CPU_TRIAL_KEYS[key])
+            else:
+                v = t.get(key)
             out.append(None if v is None else float(v))
         return out
 
@@ -1191,6 +1194,12 @@ def sort_items(items, keys, first=()):
         out.sort(key=lambda it: value_rank(k, it.flat.get(k)) if k in it.flat else (2, 0, ""),
                  reverse=desc)
     return out
+
+
+# The CPU medians (median.cpu_per_task_ns, ...) and where each trial keeps
+# its figure (trials[].cpu, docs/results.md).
+CPU_TRIAL_KEYS = {"cpu_per_task_ns": "per_task_ns", "idle_cpu": "idle_cpu",
+                  "cpu_cores": "cores"}
 
 
 class Group(_Figures):

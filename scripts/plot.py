@@ -502,6 +502,62 @@ def plot_p99_vs_load(results, output=None, theory=False, quantile=0.99, linear=F
     return _save(fig, output, dpi)
 
 
+# ---------------------------------------------------------- latency vs CPU
+
+def cpu_series(results, quantile=0.99):
+    """[(Series, [(load, CPU per request / S, q-latency / S)])]: the points
+    of load_series that carry the CPU per request (median.cpu_per_task_ns,
+    docs/results.md), one series per configuration but the load."""
+    out = []
+    for s, pts in load_series(results, quantile):
+        row = []
+        for (x, g), p in zip([(x, g) for x, g in s.points
+                              if any(q[0] == x for q in pts)], pts):
+            cpu = g.median("cpu_per_task_ns")
+            if cpu is not None:
+                row.append((p[0], cpu / g.mean_service_ns(), p[1]))
+        if row:
+            out.append((s, row))
+    return out
+
+
+def plot_p99_vs_cpu(results, output, quantile=0.99, title=None, size=None, dpi=120):
+    """The latency-CPU trade-off: for open-loop across loads, the latency
+    quantile over S against the CPU the workers spent per request over S
+    (1: the service alone; above it, what scheduling, searching and parking
+    cost), one curve per configuration (policy and knob values), each point
+    labelled with its load."""
+    series = cpu_series(results, quantile)
+    if not series:
+        raise PlotError("no open-loop result with CPU figures (trials[].cpu: results made "
+                        "before it have none)")
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=size or (PAGE_WIDTH, 4.4))
+    for (s, pts), st in zip(series, styles([s.points[0][1] for s, _ in series])):
+        ax.plot([p[1] for p in pts], [p[2] for p in pts], linewidth=1.4, label=s.label,
+                **line_kw(st, 5))
+        for load, x, y in pts:
+            ax.annotate(hl.fmt_value(round(load, 3)), (x, y), fontsize=5,
+                        xytext=(2, 2), textcoords="offset points", color=st.colour)
+    from matplotlib.ticker import FuncFormatter, LogLocator
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: hl.fmt_value(round(v, 3))))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    ax.set_xlabel("CPU per request / mean service time")
+    ax.set_ylabel("%s latency / mean service time" % _qname(quantile))
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=6, loc="best")
+    ax.set_title(title or wrap("%s end-to-end latency against CPU per request (%s)"
+                               % (_qname(quantile), context_title([s for s, _ in series]))),
+                 fontsize=9)
+    _note(fig, wrap("each point one offered load (labelled); x: the workers' CPU (sim: their "
+                    "modelled time) over the requests, median over the trials; y: the %s of every trial's recorded requests pooled; %s"
+                    % (_qname(quantile),
+                       _provenance_note([g for s, _ in series for g in s.groups])), 115))
+    return _save(fig, output, dpi)
+
+
 # ------------------------------------------------------------------- speedup
 
 def speedup_series(results, baseline=False, warn=sys.stderr):
@@ -930,6 +986,11 @@ def build_parser():
     sp.add_argument("--data", help="also write gnuplot data (scripts/p99_vs_load.gp); with "
                     "--theory the curves go to DATA-theory.dat")
 
+    sp = sub.add_parser("p99-vs-cpu", help="tail latency / S against CPU per request / S "
+                        "across loads")
+    common(sp)
+    sp.add_argument("--quantile", type=_frac, default=0.99, help="latency quantile (0.99)")
+
     sp = sub.add_parser("speedup", help="speedup against workers")
     common(sp)
     sp.add_argument("--baseline", action="store_true",
@@ -966,6 +1027,8 @@ def main(argv=None):
         elif args.cmd == "p99-vs-load":
             plot_p99_vs_load(_load(args.results, args.where), args.output, args.theory, args.quantile,
                              args.linear, data=args.data, **kw)
+        elif args.cmd == "p99-vs-cpu":
+            plot_p99_vs_cpu(_load(args.results, args.where), args.output, args.quantile, **kw)
         elif args.cmd == "speedup":
             plot_speedup(_load(args.results, args.where), args.output, args.baseline, **kw)
         elif args.cmd == "throughput":

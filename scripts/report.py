@@ -9,7 +9,8 @@ created if missing: one self-contained directory, no network, no external
 style sheets or scripts, to open in a browser or copy anywhere. The page
 holds, for each workload, the throughput and utilization bars, the latency
 percentile plot, the speedup against workers (when a configuration ran at
-several worker counts) and the p99-against-load plot (open-loop results,
+several worker counts), the p99 against CPU per request (open-loop results
+with CPU figures) and the p99-against-load plot (open-loop results,
 with the M/M/1 and M/M/k curves when every open-loop result is a sim run
 with exponential service, or as --theory / --no-theory say); a worker
 timeline per --trace file; the tables of tables.py; and the provenance of
@@ -227,6 +228,12 @@ def build_report(results, outdir, title=None, traces=(), theory=None, dpi=100):
                             "shared queue) for exponential service" if theory else ""),
                         lambda p, rs=rs: plot.plot_p99_vs_load(rs, p, theory=theory, dpi=dpi,
                                                                warn=io.StringIO()))
+        if plot.cpu_series(rs):
+            page.figure("%s-p99-vs-cpu.png" % s,
+                        "p99 end-to-end latency against the CPU the workers spent per request, "
+                        "both in units of the mean service time, one point per offered load: "
+                        "what each policy burns for its tail.",
+                        lambda p, rs=rs: plot.plot_p99_vs_cpu(rs, p, dpi=dpi))
     if traces:
         page.add('<h2 id="timelines">Worker timelines</h2>')
         for i, tr in enumerate(traces):

@@ -16,6 +16,9 @@
 #                    engine: every policy x fork-join, shape and open-loop workloads x 1 and 2
 #                    workers (docs/sim.md, "Validation"); under 10 minutes on its own
 #                    (--parts 5); REPRODUCE_SMALL=1 checks its pipeline at small sizes
+#   7-cpu-vs-latency/  what each policy burns for its latency: open-loop p99 against CPU per
+#                    request, 16 sim workers (with knob values) and 2 threads, and the idle CPU
+#                    at loads 0.01..0.1; about 4 minutes on its own (--parts 7)
 #
 # Each directory holds its grid (grid.json), the raw results and harness logs (raw*/, written
 # by scripts/sweep.py), the tables (*.md, *.tex), the figures (*.png) and commands.sh: every
@@ -33,7 +36,7 @@
 #   -j N          simulated runs at once (default: online CPUs); threads-engine runs always
 #                 run one at a time
 #   --out DIR     write everything under DIR instead of results/reference/
-#   --parts LIST  rebuild only these parts, e.g. 1,2 (default 1,2,3,4,5,6)
+#   --parts LIST  rebuild only these parts, e.g. 1,2 (default 1,2,3,4,5,6,7)
 #   --engines LIST  rerun only the runs of these engines, sim and/or threads (default both):
 #                 the other engine's results of a part are kept as they are (none are made
 #                 under a fresh --out), its tables and figures redrawn from both. --engines sim
@@ -55,7 +58,7 @@
 #                                              ratios with intervals: any ablation's results)
 #   scripts/reproduce.sh --table ablation-figure OUT.png DIR...   the same as bars
 #
-# About 12 minutes on a 2-core machine, most of it the threads-engine runs of parts 1 and 4.
+# About 15 minutes on a 2-core machine, most of it the threads-engine runs of parts 1 and 4.
 set -euo pipefail
 if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then
 	# This text: the comment block at the head of the script, without its "# ".
@@ -88,6 +91,8 @@ groups = hl.group_by_config(results)
 ORDER = ["volt", "fixed-interval-61", "steal-one", "tokio", "tokio-1.28", "go", "central-queue", "static-partition",
          "locality", "blumofe-leiserson", "rayon"]
 rank = lambda p: (ORDER.index(p) if p in ORDER else len(ORDER), p)
+# The variant as the harness named it, its parameters left out: volt, volt[wake=1].
+variant = lambda g: (g.config.get("variant") or g.policy).split(" ")[0]
 
 
 def sig(v, n=3):
@@ -603,9 +608,103 @@ elif kind == "models-vs-real":
             print("| %s | %d | %s | %s | %s | %s |" % (
                 k[0], k[1], name, sig(per[0]), sig(per[1]),
                 "%.2f" % (per[1] / per[0]) if per[0] else "-"))
+elif kind == "cpu-summary":
+    # Part 7's README sentence: each policy's CPU per request at load 0.1, at its defaults
+    # (a configuration whose label names no knob), per engine and worker count.
+    parts = []
+    for (eng, nw) in sorted(set((g.engine, g.workers) for g in groups), key=lambda k: (-k[1], k[0])):
+        gs = [g for g in groups if g.engine == eng and g.workers == nw and g.offered_load() == 0.1
+              and "[" not in variant(g)
+              and g.median("cpu_per_task_ns") is not None]
+        if not gs:
+            continue
+        calibrated = eng == "sim" and any(g.config.get("sim_costs_file") for g in gs)
+        what = "%d %s" % (nw, "threads" if eng == "threads" else
+                          "calibrated sim workers" if calibrated else "sim workers")
+        parts.append("on %s, %s" % (what, ", ".join(
+            "%s %s us (%s S)" % (g.policy, sig(g.median("cpu_per_task_ns") / 1e3),
+                                 sig(g.median("cpu_per_task_ns") / g.mean_service_ns()))
+            for g in sorted(gs, key=lambda g: rank(g.policy)))))
+    svc = sorted(set(g.mean_service_ns() / 1e3 for g in groups if g.mean_service_ns()))
+    print("CPU per request at load 0.1 (median over the trials; S = %s us): %s." % (
+        "/".join(hl.fmt_value(x) for x in svc), "; ".join(parts)))
+elif kind in ("cpu", "idle", "idle-sim-vs-threads"):
+    # Part 7 (docs/results.md, trials[].cpu). cpu: per configuration and load, the CPU per
+    # request, idle CPU, cores in use, p99 / S and the wakes. idle: the CPU per second of wall
+    # time per policy at the trickle loads, threads beside the sim. idle-sim-vs-threads: the
+    # calibrated sim's idle CPU over the threads engine's, per policy and load.
+    lab = variant
+    key = lambda g: (g.engine, g.workers, rank(g.policy), lab(g), g.offered_load() or 0)
+    med = lambda g, k: g.median(k)
+    pct = lambda v: "" if v is None else "%.1f%%" % (100 * v)
+    if kind == "cpu":
+        print("| engine | workers | policy | load | CPU / request (us) [95% CI] | CPU / request / S "
+              "| idle CPU | cores | p99 / S | wakes / request | wake latency p50, p99 (us) |")
+        print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for g in sorted(groups, key=key):
+            c, S = med(g, "cpu_per_task_ns"), g.mean_service_ns()
+            if c is None or not S:
+                continue
+            ci = g.ci95("cpu_per_task_ns") if len(g.trials) > 1 else None
+            p99 = g.percentile(0.99, "end_to_end_ns")
+            wakes = sum(((t.get("cpu") or {}).get("wakes_polled") or 0) +
+                        ((t.get("cpu") or {}).get("wakes_empty") or 0) for t in g.trials)
+            reqs = sum(t["tasks"] for t in g.trials)
+            h = g.results[0].histogram("wake_latency_ns") or {}
+            wl = "%s, %s" % (sig(h["p50"] / 1e3), sig(h["p99"] / 1e3)) if h.get("count") else "-"
+            print("| %s | %d | %s | %s | %s%s | %s | %s | %s | %s | %s | %s |" % (
+                g.engine, g.workers, lab(g), hl.fmt_value(g.offered_load()), sig(c / 1e3),
+                ci_text(ci, 1e-3), sig(c / S), pct(med(g, "idle_cpu")), sig(med(g, "cpu_cores")),
+                sig(p99 / S) if p99 else "", sig(wakes / reqs) if reqs else "", wl))
+    elif kind == "idle":
+        loads = sorted(set(g.offered_load() for g in groups if g.offered_load()))
+        print("| engine | workers | policy | " + " | ".join("load %s" % hl.fmt_value(x)
+                                                          for x in loads) + " |")
+        print("|---|---:|---|" + "---:|" * len(loads))
+        rows = {}
+        for g in sorted(groups, key=key):
+            rows.setdefault((g.engine, g.workers, lab(g)), {})[g.offered_load()] = g
+        for (e, w, name), by in rows.items():
+            cells = []
+            for x in loads:
+                g = by.get(x)
+                v = med(g, "cpu_cores") if g else None
+                cells.append("" if v is None else "%s (%s idle)" % (sig(v), pct(med(g, "idle_cpu"))))
+            print("| %s | %d | %s | %s |" % (e, w, name, " | ".join(cells)))
+        print()
+        print("Each cell: the workers' CPU seconds per second of makespan (cores in use; the sim: "
+              "modelled time), and the idle CPU, CPU not running tasks over workers x makespan; "
+              "medians over the trials.")
+    else:
+        # A sim configuration beside the threads one that has the same variant, workers and
+        # parameters.
+        same = lambda g: (lab(g), g.workers, sorted(g.params.items()))
+        th = [g for g in groups if g.engine == "threads"]
+        # The kernel's part per request: threads, the system time; sim, the park and notify
+        # costs (trials[].cpu.total.kernel_ns over the requests, all trials).
+        kern = lambda g: sum(((t.get("cpu") or {}).get("total") or {}).get("kernel_ns", 0)
+                             for t in g.trials) / max(1, sum(t["tasks"] for t in g.trials)) / 1e3
+        print("| policy | workers | load | requests | warm-up share | idle CPU, threads [95% CI] "
+              "| idle CPU, sim | sim / threads | kernel us / request, threads | ..., sim |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for g in sorted(groups, key=lambda g: key(g) + (g.params.get("requests", 0),)):
+            t = next((x for x in th if same(x) == same(g)), None)
+            if g.engine != "sim" or t is None:
+                continue
+            a, b = med(t, "idle_cpu"), med(g, "idle_cpu")
+            if a is None or b is None:
+                continue
+            ci = t.ci95("idle_cpu") if len(t.trials) > 1 else None
+            w = g.params.get("warmup")
+            print("| %s | %d | %s | %s | %s | %s%s | %s | %s | %s | %s |" % (
+                lab(g), g.workers, hl.fmt_value(g.offered_load()),
+                hl.fmt_value(g.params.get("requests")),
+                "auto" if w is None or w < 0 else hl.fmt_value(w), pct(a),
+                " [%s, %s]" % (pct(ci[0]), pct(ci[1])) if ci else "", pct(b),
+                "%.2f" % (b / a) if a else "-", sig(kern(t)), sig(kern(g))))
 else:
     sys.exit("reproduce: unknown table '%s' (imbalanced, p99-load, ops, ablation, "
-             "sim-vs-threads, models-vs-real)" % kind)
+             "sim-vs-threads, models-vs-real, cpu, cpu-summary, idle, idle-sim-vs-threads)" % kind)
 EOF
 }
 
@@ -624,7 +723,7 @@ if [ "${1:-}" = "--check" ]; then
 fi
 
 build=build setup=1 resume=0 jobs=$(nproc) REF=results/reference
-sel_parts=1,2,3,4,5,6 sel_engines=sim,threads
+sel_parts=1,2,3,4,5,6,7 sel_engines=sim,threads
 while (($#)); do
 	case $1 in
 	--out) REF=${2:?reproduce: --out needs a directory}; shift 2 ;;
@@ -639,7 +738,7 @@ while (($#)); do
 done
 
 for p in ${sel_parts//,/ }; do
-	[[ $p =~ ^[1-6]$ ]] || { echo "reproduce: --parts: no part '$p' (1, 2, 3, 4, 5, 6)" >&2; exit 2; }
+	[[ $p =~ ^[1-7]$ ]] || { echo "reproduce: --parts: no part '$p' (1, 2, 3, 4, 5, 6, 7)" >&2; exit 2; }
 done
 for e in ${sel_engines//,/ }; do
 	[[ $e = sim || $e = threads ]] ||
@@ -673,11 +772,12 @@ if ((setup)); then
 fi
 H=$build/harness
 [ -x "$H" ] || { echo "reproduce: $H is not built (drop --no-setup)" >&2; exit 1; }
-parts=(1-imbalanced 2-zygos 3-tokio-shapes 4-ablation 5-sim-vs-threads 6-models-vs-real)
+parts=(1-imbalanced 2-zygos 3-tokio-shapes 4-ablation 5-sim-vs-threads 6-models-vs-real
+       7-cpu-vs-latency)
 # Without --resume every selected part starts afresh: all of it when both engines are rerun,
 # else the rerun engine's results only (the other's stay, as do their logs).
 if ((!resume)); then
-	for i in 1 2 3 4 5 6; do
+	for i in 1 2 3 4 5 6 7; do
 		p=${parts[i - 1]}
 		if want "$i" sim && want "$i" threads; then
 			rm -rf "${REF:?}/$p"
@@ -715,7 +815,7 @@ EOF
 	# A part with runs of both engines of which this invocation reran one.
 	local i=${1##*/} e
 	i=${i%%-*}
-	if [ "$i" = 1 ] || [ "$i" = 4 ] || [ "$i" = 5 ]; then
+	if [ "$i" = 1 ] || [ "$i" = 4 ] || [ "$i" = 5 ] || [ "$i" = 7 ]; then
 		for e in sim threads; do
 			if ! want "$i" "$e"; then
 				echo "# The $e-engine results here were kept from an earlier invocation" \
@@ -1039,6 +1139,83 @@ run_to "$D" "$D/models-vs-real.md" scripts/reproduce.sh --table models-vs-real "
 fi
 
 # ---------------------------------------------------------------------------------------------
+# 7. What each policy burns for its latency (docs/results.md, trials[].cpu): open-loop p99
+# against CPU per request, 16 sim workers (default costs) at loads 0.1..0.9, every policy at
+# its defaults and at the knob values that trade the two (volt's and tokio's searcher_cap,
+# go's spin_cap, rayon's rounds_until_sleepy); 2 threads at loads 0.1..0.7 beside the sim
+# calibrated on this machine just before; and the idle CPU at the trickle loads 0.01..0.1
+# with one second of arrivals per trial, threads and calibrated sim at 2 workers.
+D=$REF/7-cpu-vs-latency
+if want 7 sim || want 7 threads; then
+begin "$D" "7. What each policy burns for its latency: p99 against CPU per request, and idle CPU"
+mkdir -p "$D/raw-sim" "$D/raw-2w" "$D/raw-idle"
+LOADS16=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9
+LOADS2=0.1,0.3,0.5,0.7
+# The calibration belongs to the threads runs beside it, as part 5's does: made again whenever
+# they are; the sim runs alone reuse it.
+COSTS=$D/costs.txt
+if want 7 threads || [ ! -f "$COSTS" ]; then
+	run "$D" "$H" --calibrate "$COSTS" --quiet
+fi
+if want 7 sim; then
+	for fam in "volt volt:searcher_cap=0.0625 volt:searcher_cap=1 volt:wake=1" \
+		"tokio tokio:searcher_cap=0.0625 tokio:searcher_cap=1" \
+		"go go:spin_cap=0.0625 go:spin_cap=1" \
+		"rayon rayon:rounds_until_sleepy=0 rayon:rounds_until_sleepy=128"; do
+		pol=${fam// /,}
+		run "$D" "$H" --policy="$pol" --workload=open-loop --engine sim --workers 16 \
+			--param load=$LOADS16 --param service_us=10 --param requests=50000 \
+			--trials 1 --warmup 0 \
+			--no-baseline --quiet --json "$D/raw-sim/${fam%% *}-sim-16w.json"
+	done
+fi
+for eng in threads sim; do
+	want 7 "$eng" || continue
+	# shellcheck disable=SC2046 # the sim's options, or nothing
+	run "$D" "$H" --policy=volt,tokio,go,rayon --workload=open-loop --engine "$eng" --workers 2 \
+		--param load=$LOADS2 --param requests=2000 \
+		$([ "$eng" = sim ] && echo --costs "$COSTS" --trials 1 --warmup 0 ||
+			echo --trials 3 --warmup 1) \
+		--no-baseline --quiet --json "$D/raw-2w/ol-$eng-2w.json"
+	# The trickle: one second of arrivals at 2 workers and S = 100 us (requests =
+	# load x 2 workers x 1 s / S).
+	for load in 0.01 0.03 0.1; do
+		req=$(awk -v l="$load" 'BEGIN {printf "%d", l * 20000 + 0.5}')
+		# shellcheck disable=SC2046
+		run "$D" "$H" --policy=volt,tokio,go,rayon --workload=open-loop --engine "$eng" \
+			--workers 2 --param load=$load --param requests=$req --param warmup=0 \
+			$([ "$eng" = sim ] && echo --costs "$COSTS" --trials 1 --warmup 0 ||
+				echo --trials 2 --warmup 1) \
+			--no-baseline --quiet --json "$D/raw-idle/idle-$load-$eng-2w.json"
+	done
+done
+compress "$D/raw-sim" "$D/raw-2w" "$D/raw-idle"
+if compgen -G "$D/raw-sim/*.json.gz" >/dev/null; then
+	# The defaults: each family's variant without knobs (POLICY-sim-16w.POLICY-load=...).
+	defaults=()
+	for p in volt tokio go rayon; do defaults+=("$D/raw-sim/$p-sim-16w.$p-load="*.json.gz); done
+	run "$D" "$PY" scripts/plot.py p99-vs-cpu -o "$D/p99-vs-cpu-sim-16w.png" \
+		--title "p99 / S against CPU per request / S, 16 sim workers, loads 0.1..0.9, defaults" \
+		"${defaults[@]}"
+	for p in volt tokio go rayon; do
+		run "$D" "$PY" scripts/plot.py p99-vs-cpu -o "$D/p99-vs-cpu-sim-16w-$p.png" \
+			--where policy=$p \
+			--title "$p and its knob values: p99 / S against CPU per request / S, 16 sim workers" \
+			"$D/raw-sim"
+	done
+fi
+if compgen -G "$D/raw-2w/*-threads-*.json.gz" >/dev/null; then
+	run "$D" "$PY" scripts/plot.py p99-vs-cpu -o "$D/p99-vs-cpu-threads-2w.png" --where engine=threads \
+		--title "p99 / S against CPU per request / S, 2 threads, loads 0.1..0.7" "$D/raw-2w"
+fi
+run_to "$D" "$D/cpu-summary.md" scripts/reproduce.sh --table cpu-summary "$D/raw-sim" "$D/raw-2w"
+run_to "$D" "$D/cpu.md" scripts/reproduce.sh --table cpu "$D/raw-sim" "$D/raw-2w"
+run_to "$D" "$D/idle.md" scripts/reproduce.sh --table idle "$D/raw-idle"
+run_to "$D" "$D/idle-sim-vs-threads.md" scripts/reproduce.sh --table idle-sim-vs-threads \
+	"$D/raw-2w" "$D/raw-idle"
+fi
+
+# ---------------------------------------------------------------------------------------------
 # README.md: the machine, the time taken and every table.
 t_end=$(date +%s)
 secs=$((t_end - t_start))
@@ -1054,7 +1231,7 @@ ref = sys.argv[1]
 first = None
 rows = []
 for part in ("1-imbalanced", "2-zygos", "3-tokio-shapes", "4-ablation", "5-sim-vs-threads",
-             "6-models-vs-real"):
+             "6-models-vs-real", "7-cpu-vs-latency"):
     by = {}
     for f in sorted(glob.glob(os.path.join(ref, part, "raw*", "*.json*"))):
         if not hl.is_result_name(f):
@@ -1257,6 +1434,50 @@ its scheduler. Below, Tokio's own counters beside the model's, per 1000 tasks (T
 counts reach its metrics late: \`peers/README.md\`).
 
 $(section "$REF/6-models-vs-real/models-vs-real.md")
+
+## 7. What each policy burns for its latency
+
+Open-loop (exponential service, S = 10 us: short enough that a wake-up's latency and an idle
+worker's search weigh against a request) at loads 0.1 to 0.9 on 16 simulated workers (default
+costs, 50,000 requests, one trial per point), every policy at its defaults and at the knob
+values that trade wake-up latency for CPU (volt's and tokio's \`searcher_cap\` at 1/16 and 1,
+volt's wake order \`wake=1\`, go's \`spin_cap\` at 1/16 and 1, rayon's \`rounds_until_sleepy\` at
+0 and 128); at loads 0.1 to 0.7 on 2 threads (2,000 requests, 3 trials, the four policies
+interleaved; S = 100 us: at 10 us this shared machine's threads fall behind) and on the sim
+calibrated on this machine just before (\`7-cpu-vs-latency/costs.txt\`); and the trickle,
+S = 100 us at loads 0.01, 0.03 and 0.1 with one second of arrivals per trial (2 trials) at 2
+workers. The CPU is each worker thread's CPU clock, or in the
+sim the modelled time of its steps (\`docs/results.md\`, \`trials[].cpu\`). Figures:
+\`7-cpu-vs-latency/p99-vs-cpu-sim-16w.png\` (defaults), \`p99-vs-cpu-sim-16w-POLICY.png\` (each
+policy with its knob values), \`p99-vs-cpu-threads-2w.png\`.
+
+$(section "$REF/7-cpu-vs-latency/cpu-summary.md")
+
+On 16 simulated workers rayon pays the most CPU for its tail: its workers search 32 rounds
+before they sleep, and at load 0.1 its CPU per request is 6.6 S against 1.1 to 1.2 S for the
+others (9.5 S with \`rounds_until_sleepy=128\`; 1.7 S with 0, for a p99 of 4.73 S instead of
+4.49 S). go's \`spin_cap\` at 1/16 spends 1.15 S per request at load 0.5 against its default's
+1.31 S, for the same p99. volt's and tokio's \`searcher_cap\` at 1/16 and 1, and volt's wake
+order, move neither figure by more than 2% at any load. On 2 threads of this shared machine
+the rows above load 0.1 measure the machine as much as the policies: their p99 reaches tens of
+S, and in several of them the CPU per request lies below S, as a compute that spins on the
+wall clock costs less CPU than it declares when the OS takes the CPU away (\`docs/results.md\`).
+
+\`7-cpu-vs-latency/cpu.md\` gives, per configuration and load, the CPU per request with its
+interval, the idle CPU, the cores in use, p99 / S, the wakes per request and their latency.
+
+The idle case, CPU per second of wall time at a trickle of requests:
+
+$(section "$REF/7-cpu-vs-latency/idle.md")
+
+The calibrated sim's idle CPU against the threads engine's at 2 workers, with the kernel's
+part of each per request (threads: the workers' system time; sim: the \`park\` and \`notify\`
+costs their counters charge). The sim charges a park to the sleeper and a notify to the waker,
+not the woken worker's own way back from the kernel, and it delivers an arrival as an
+interrupt where a thread is woken by its park's timeout to poll for it (\`docs/sim.md\`); the
+two kernel columns show how much of a gap in idle CPU is the kernel's.
+
+$(section "$REF/7-cpu-vs-latency/idle-sim-vs-threads.md")
 EOF
 } >"$REF/README.md.tmp"
 mv "$REF/README.md.tmp" "$REF/README.md"

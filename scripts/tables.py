@@ -6,9 +6,11 @@
               [--no-ci] [-o OUT] RESULT...
 
 One table per metric: utilization (total, median over trials), throughput
-(tasks/s), ns-per-task (wall time / tasks) and p99 (end-to-end latency for
-request workloads, scheduling delay otherwise); --metric picks some (default
-all four). Rows are policies (with the knobs that differ, named as the
+(tasks/s), ns-per-task (wall time / tasks), p99 (end-to-end latency for
+request workloads, scheduling delay otherwise) and cpu-per-task (the
+workers' CPU over the tasks, the sim's modelled time: per request for
+open-loop; docs/results.md, trials[].cpu; left out when no result has it);
+--metric picks some (default all). Rows are policies (with the knobs that differ, named as the
 harness names variants: volt[lifo_cap=0]), columns workloads (with the
 parameters, worker counts and engines that differ); --rows workload swaps
 them. Each cell is the median over the configuration's trials followed by
@@ -45,7 +47,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harnesslib as hl  # noqa: E402
 
 PROG = "tables.py"
-METRICS = ("utilization", "throughput", "ns-per-task", "p99")
+METRICS = ("utilization", "throughput", "ns-per-task", "p99", "cpu-per-task")
 EXTRA_METRICS = ("p99-load",)
 SD_MARK = "\u2020"      # dagger: the p99 is a scheduling delay
 
@@ -113,6 +115,11 @@ def _cell(g, metric):
     if metric == "ns-per-task":
         v = g.median("ns_per_task")
         return Cell(fmt_sig(v, 3), _ci_text(g, "ns_per_task", 1, lambda x: fmt_sig(x, 3))) \
+            if v is not None else Cell()
+    if metric == "cpu-per-task":
+        v = g.median("cpu_per_task_ns")
+        return Cell(fmt_sig(v, 3), _ci_text(g, "cpu_per_task_ns", 1,
+                                            lambda x: fmt_sig(x, 3))) \
             if v is not None else Cell()
     if metric == "p99":
         name = g.latency_histogram_name()
@@ -228,6 +235,8 @@ _TITLES = {
     "throughput": "Throughput (tasks/s, median over trials)",
     "ns-per-task": "Wall time per task (ns/task = makespan / tasks, median over trials)",
     "p99": "p99 latency (end-to-end for request workloads)",
+    "cpu-per-task": "CPU per task (ns: the workers' CPU, on the sim their modelled time, / "
+                    "tasks; per request for open-loop; median over trials)",
 }
 
 
@@ -291,6 +300,9 @@ def build_tables(results, metrics=METRICS, rows="policy", ci=True, sort=(), quan
     covs = sorted(set(round(g.ci95("makespan_ns")[2] * 100, 2) for g in groups
                       if g.ci95("makespan_ns") and len(g.trials) > 1))
     tables = []
+    # Results made before the CPU figures have none: no empty table.
+    if not any(g.median("cpu_per_task_ns") is not None for g in groups):
+        metrics = [m for m in metrics if m != "cpu-per-task"]
     for m in metrics:
         body = []
         any_sd = False
@@ -435,7 +447,7 @@ def main(argv=None):
     p.add_argument("--format", choices=("md", "latex", "html"), default="md",
                    help="md (default), latex (booktabs) or html")
     p.add_argument("--metric", action="append", choices=METRICS + EXTRA_METRICS + ("all",),
-                   help="a metric (repeatable; default all four; p99-load: the latency "
+                   help="a metric (repeatable; default all five; p99-load: the latency "
                         "percentile / S against load with theory rows)")
     p.add_argument("--where", action="append", default=[], metavar="KEY=V[,V...]",
                    help="keep results whose KEY has one of the values (repeatable)")

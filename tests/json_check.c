@@ -259,6 +259,50 @@ static void check_baseline(json_t *doc, struct cfg *c)
 			"baseline.median_ns_per_task");
 }
 
+/*
+ * trials[].cpu (docs/results.md, "cpu"): per worker, the four parts add up
+ * to its CPU exactly; the total is the workers' sum; on threads the
+ * workers' CPU lies within the process's (2 us: getrusage's two fields in
+ * whole microseconds); the CPU per task is the total over the tasks.
+ * Absent from results made before it; null on the real engine.
+ */
+static void check_trial_cpu(json_t *t, const struct cfg *c)
+{
+	json_t *cpu = json_object_get(t, "cpu");
+	if (!cpu || json_is_null(cpu))
+		return;
+	static const char *const keys[] = { "cpu_ns", "user_ns", "sys_ns", "task_ns", "sched_ns",
+					    "search_ns", "kernel_ns", "parked_ns" };
+	const char *w = "trials[].cpu";
+	json_t *ws = need_arr(cpu, w, "workers"), *tot = need_obj(cpu, w, "total"), *v;
+	long long sum[8] = { 0 };
+	size_t i;
+	ASSERT_EQ(json_array_size(ws), c->workers);
+	json_array_foreach(ws, i, v) {
+		long long x[8];
+		for (int k = 0; k < 8; k++) {
+			x[k] = need_int(v, "trials[].cpu.workers[]", keys[k]);
+			if (x[k] < 0)
+				TEST_FAIL("trials[].cpu.workers[%zu].%s is negative", i, keys[k]);
+			sum[k] += x[k];
+		}
+		if (x[3] + x[4] + x[5] + x[6] != x[0])
+			TEST_FAIL("trials[].cpu.workers[%zu]: task + sched + search + kernel = %lld, "
+				  "cpu_ns %lld", i, x[3] + x[4] + x[5] + x[6], x[0]);
+	}
+	for (int k = 0; k < 8; k++)
+		if (need_int(tot, "trials[].cpu.total", keys[k]) != sum[k])
+			TEST_FAIL("trials[].cpu.total.%s is not the workers' sum", keys[k]);
+	json_t *proc = need_num_or_null(cpu, w, "process_ns");
+	if (!json_is_null(proc) && (double)sum[0] > json_number_value(proc) + 2000)
+		TEST_FAIL("trials[].cpu: the workers' %lld ns of CPU exceed the process's %.0f ns",
+			  sum[0], json_number_value(proc));
+	double per = need_num(cpu, w, "per_task_ns");
+	double want = (double)sum[0] / (double)need_int(t, "trials[]", "tasks");
+	if (fabs(per - want) > 1e-9 * want + 1e-9)
+		TEST_FAIL("trials[].cpu.per_task_ns %g is not cpu_ns / tasks %g", per, want);
+}
+
 static void check_trial(json_t *t, const struct cfg *c)
 {
 	const char *w = "trials[]";
@@ -287,6 +331,7 @@ static void check_trial(json_t *t, const struct cfg *c)
 	if (!json_is_true(need(t, w, "verified")))
 		TEST_FAIL("trials[].verified is not true");
 	check_numbers_object(need_obj(t, w, "metrics"), "trials[].metrics");
+	check_trial_cpu(t, c);
 }
 
 static void check_median(json_t *doc, const struct cfg *c)

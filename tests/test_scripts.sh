@@ -603,13 +603,14 @@ import harnesslib as hl
 import tables
 md, tex, htm = (open(p).read() for p in sys.argv[1:4])
 policies = ["volt", "tokio", "central-queue", "static-partition"]
-# Markdown: four tables, each with one row per policy and the same columns.
+# Markdown: five tables (the fifth the CPU per task, which every result here has), each with
+# one row per policy and the same columns.
 heads = [l for l in md.splitlines() if l.startswith("| policy |")]
-assert len(heads) == 4, heads
+assert len(heads) == 5, heads
 ncols = heads[0].count("|")
 for p in policies:
     rows = [l for l in md.splitlines() if l.startswith("| %s |" % p)]
-    assert len(rows) == 4, (p, rows)
+    assert len(rows) == 5, (p, rows)
     assert all(l.count("|") == ncols for l in rows), rows
 # A cell: volt fib at 1 worker, median tasks/s with its interval.
 d = json.load(open(sys.argv[4] + "/fib-volt-1w.json"))
@@ -618,18 +619,24 @@ cell = "%s [%s, %s]" % (tables.fmt_eng(m), tables.fmt_eng(ci["lo"]), tables.fmt_
 col = [c.strip() for c in heads[1].split("|")].index("fib threads workers=1")
 row = [l for l in md.split("**Throughput")[1].splitlines() if l.startswith("| volt |")][0]
 assert [c.strip() for c in row.split("|")][col] == cell, (row, cell)
+# ... and its median CPU per task with its interval (median.cpu_per_task_ns).
+m, ci = d["median"]["cpu_per_task_ns"], d["median"]["ci95"]["cpu_per_task_ns"]
+cell = "%s [%s, %s]" % (tables.fmt_sig(m, 3), tables.fmt_sig(ci["lo"], 3),
+                        tables.fmt_sig(ci["hi"], 3))
+row = [l for l in md.split("**CPU per task")[1].splitlines() if l.startswith("| volt |")][0]
+assert [c.strip() for c in row.split("|")][col] == cell, (row, cell)
 # LaTeX: booktabs rules once per table, a row per policy in each, balanced columns.
 for rule in ("\\toprule", "\\midrule", "\\bottomrule"):
-    assert tex.count(rule) == 4, (rule, tex.count(rule))
-assert tex.count("\\begin{tabular}") == 4 and tex.count("\\end{tabular}") == 4
+    assert tex.count(rule) == 5, (rule, tex.count(rule))
+assert tex.count("\\begin{tabular}") == 5 and tex.count("\\end{tabular}") == 5
 for p in policies:
     rows = [l for l in tex.splitlines() if l.startswith(p + " & ")]
-    assert len(rows) == 4, (p, rows)
+    assert len(rows) == 5, (p, rows)
     assert all(l.count(" & ") == ncols - 2 for l in rows), rows
 # HTML, transposed: the policies are the columns.
-assert htm.count('<table class="results"') == 4
+assert htm.count('<table class="results"') == 5
 for p in policies:
-    assert htm.count("<th>%s</th>" % p) == 4, p
+    assert htm.count("<th>%s</th>" % p) == 5, p
 print("tables ok")
 EOF
 pass "tables.py: Markdown and LaTeX (booktabs) with a row per policy, HTML; cells match the files"

@@ -1,0 +1,196 @@
+/*
+ * test_cpu.c - each worker's CPU and its split (struct worker_cpu), and
+ * the wake latencies, as the engines fill them in.
+ *
+ *   - threads, fib and open-loop on 2 workers: the workers' CPU summed
+ *     lies within the process's own (getrusage RUSAGE_SELF over the run,
+ *     which holds every worker thread from its start to its exit; the
+ *     rusage figures are whole microseconds, 2 us of slack for the two
+ *     truncated fields), every worker's four parts add up to its CPU
+ *     exactly, its kernel part is its system time, and every wake that
+ *     polled a task left one latency in the histogram;
+ *   - sim, open-loop and fib on 4 workers under volt, tokio, go and rayon:
+ *     the parts add up exactly to the modelled time, the modelled time and
+ *     the time parked add up to the worker's clock at its exit (every
+ *     virtual nanosecond of a worker is a step or a park), the task part
+ *     is exactly the compute the tasks declared, and the kernel part is
+ *     the park and notify costs of the counters.
+ *
+ * Relations the code decides, never a figure of the machine.
+ */
+#include <sys/resource.h>
+
+#include "core/costs.h"
+#include "run_util.h"
+
+static uint64_t self_cpu_ns(void)
+{
+	struct rusage ru;
+	ASSERT_EQ(getrusage(RUSAGE_SELF, &ru), 0);
+	return (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000 +
+	       (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000;
+}
+
+struct cpu_run {
+	struct worker_cpu cpu[8];
+	uint64_t clock[8];		/* sim: each worker's clock at its exit */
+	uint64_t declared[8];		/* task_compute_ns */
+	uint64_t wakes_polled, wakes_recorded;
+	uint64_t process_ns;
+	struct worker_stats total;
+};
+
+static void run_cpu(bool sim, const char *policy, const char *workload, uint32_t workers,
+		    const char *const *params, struct cpu_run *out)
+{
+	const struct policy *p = policy_find(policy);
+	const struct workload *wl = workload_find(workload);
+	ASSERT(p && wl && workers <= 8);
+	double kv[64], pv[64];
+	apply_settings(p->knobs, p->nknobs, kv, NULL);
+	apply_settings(wl->params, wl->nparams, pv, params);
+	struct rt_config cfg = { .workers = workers, .seed = 1, .sample_period = 64,
+				 .hist_digits = 3, .watchdog_ns = 20000000000ull };
+	char err[256];
+	struct engine *e = sim ? engine_sim_create(workers, NULL, 0) : engine_threads_create(workers);
+	ASSERT(e);
+	struct runtime *rt;
+	if (rt_create(&rt, &cfg, p, kv, e, err, sizeof err) != 0)
+		TEST_FAIL("rt_create: %s", err);
+	rt->user = wl->create(pv, workers, 1);
+	ASSERT(rt->user);
+	if (wl->place) {
+		rt->place = run_place;
+		rt->place_arg = (void *)wl;
+	}
+	struct worker_cpu cpu[8];
+	struct hist wake[8];
+	memset(cpu, 0, sizeof cpu);
+	rt->cpu = cpu;
+	for (uint32_t i = 0; i < workers; i++) {
+		ASSERT_EQ(hist_init(&wake[i], 2, 60000000000ull), 0);
+		rt->workers[i].wake_hist = &wake[i];
+	}
+	uint64_t p0 = self_cpu_ns();
+	ASSERT_EQ(e->ops->run(e, rt, run_start, (void *)wl), 0);
+	uint64_t p1 = self_cpu_ns();
+	ASSERT_EQ(wl->verify(rt->user, err, sizeof err), 0);
+	memset(out, 0, sizeof *out);
+	out->process_ns = p1 - p0;
+	for (uint32_t i = 0; i < workers; i++) {
+		out->cpu[i] = cpu[i];
+		out->clock[i] = sim ? engine_sim_clock(e, i) : 0;
+		out->declared[i] = rt->workers[i].task_compute_ns;
+		out->wakes_polled += rt->workers[i].wakes_polled;
+		out->wakes_recorded += wake[i].total;
+		hist_destroy(&wake[i]);
+	}
+	rt_total_stats(rt, &out->total);
+	rt->cpu = NULL;
+	wl->destroy(rt->user);
+	rt_destroy(rt);
+	e->ops->destroy(e);
+}
+
+/* The four parts add up to the CPU, and none is above it (a part that went
+ * below zero would wrap around and still add up modulo 2^64). */
+static void assert_parts_add_up(const struct worker_cpu *c)
+{
+	ASSERT_EQ(c->task_ns + c->sched_ns + c->search_ns + c->kernel_ns, c->cpu_ns);
+	ASSERT(c->task_ns <= c->cpu_ns && c->sched_ns <= c->cpu_ns);
+	ASSERT(c->search_ns <= c->cpu_ns && c->kernel_ns <= c->cpu_ns);
+}
+
+static void threads_case(const char *workload, const char *const *params)
+{
+	for (int rep = 0; rep < 3; rep++) {
+		struct cpu_run r;
+		run_cpu(false, "volt", workload, 2, params, &r);
+		uint64_t sum = 0;
+		for (uint32_t i = 0; i < 2; i++) {
+			const struct worker_cpu *c = &r.cpu[i];
+			assert_parts_add_up(c);
+			ASSERT(c->cpu_ns > 0);
+			/* The kernel's part is the system time, capped at the
+			 * CPU clock's figure (rusage is sampled). */
+			ASSERT_EQ(c->kernel_ns, c->sys_ns < c->cpu_ns ? c->sys_ns : c->cpu_ns);
+			sum += c->cpu_ns;
+		}
+		if (sum > r.process_ns + 2000)
+			TEST_FAIL("%s: workers' CPU %llu ns above the process's %llu ns", workload,
+				  (unsigned long long)sum, (unsigned long long)r.process_ns);
+		ASSERT_EQ(r.wakes_recorded, r.wakes_polled);
+	}
+}
+
+static void threads_fib(void)
+{
+	static const char *const params[] = { "n=24", NULL };
+	threads_case("fib", params);
+}
+
+static void threads_open_loop(void)
+{
+	static const char *const params[] = { "load=0.3", "service_us=20", "requests=3000", NULL };
+	threads_case("open-loop", params);
+}
+
+static void sim_case(const char *policy, const char *workload, const char *const *params)
+{
+	struct sim_costs c;
+	sim_costs_default(&c);
+	struct cpu_run r;
+	run_cpu(true, policy, workload, 4, params, &r);
+	uint64_t kernel = 0, declared = 0, task = 0;
+	for (uint32_t i = 0; i < 4; i++) {
+		const struct worker_cpu *w = &r.cpu[i];
+		assert_parts_add_up(w);
+		if (w->cpu_ns + w->parked_ns != r.clock[i])
+			TEST_FAIL("%s %s worker %u: modelled %llu + parked %llu ns, clock %llu ns",
+				  policy, workload, i, (unsigned long long)w->cpu_ns,
+				  (unsigned long long)w->parked_ns, (unsigned long long)r.clock[i]);
+		ASSERT_EQ(w->user_ns, 0);
+		kernel += w->kernel_ns;
+		task += w->task_ns;
+		declared += r.declared[i];
+	}
+	ASSERT_EQ(kernel, r.total.parks * c.park + r.total.notifies * c.notify);
+	ASSERT_EQ(task, declared);
+	ASSERT_EQ(r.wakes_recorded, r.wakes_polled);
+}
+
+static void sim_policies(void)
+{
+	static const char *const ol[] = { "load=0.3", "service_us=20", "requests=3000", NULL };
+	static const char *const fib[] = { "n=20", NULL };
+	static const char *const pol[] = { "volt", "tokio", "go", "rayon", "blumofe-leiserson" };
+	for (size_t k = 0; k < sizeof pol / sizeof pol[0]; k++) {
+		sim_case(pol[k], "open-loop", ol);
+		sim_case(pol[k], "fib", fib);
+	}
+}
+
+/* The sim at a low load: workers park and are woken; the wakes that
+ * polled left their latency, and it is at least the modelled wake
+ * latency (5 us by default). */
+static void sim_wakes(void)
+{
+	static const char *const ol[] = { "load=0.05", "service_us=20", "requests=500", NULL };
+	struct cpu_run r;
+	run_cpu(true, "volt", "open-loop", 4, ol, &r);
+	ASSERT(r.wakes_polled > 0);
+	ASSERT_EQ(r.wakes_recorded, r.wakes_polled);
+	uint64_t parked = 0;
+	for (uint32_t i = 0; i < 4; i++)
+		parked += r.cpu[i].parked_ns;
+	ASSERT(parked > 0);
+}
+
+int main(void)
+{
+	RUN(sim_policies);
+	RUN(sim_wakes);
+	RUN(threads_fib);
+	RUN(threads_open_loop);
+	return 0;
+}
