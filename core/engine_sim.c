@@ -30,6 +30,7 @@
 #include "engine.h"
 #include "rng.h"
 #include "runtime.h"
+#include "span.h"
 #include "touch.h"
 #include "policies/policy.h"
 
@@ -113,6 +114,9 @@ struct sim_engine {
 	uint64_t steps;
 	/* --explore: a seed perturbing tie-breaks and step costs (0: none) */
 	uint64_t seed;
+	/* The span of each run's task graph (core/span.h); not kept while
+	 * exploring, whose runs are never reported. */
+	struct span_graph *span;
 };
 
 /*
@@ -798,6 +802,14 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	for (uint32_t k = 1; k < 2 * s->leaves; k++)
 		s->win[k] = k >= s->leaves ? k - s->leaves : s->leaves;
 
+	rt->has_span = false;
+	if (!s->seed) {
+		/* A poll's and a spawn's own charges (span.h): the work.NAME
+		 * goes where the workload's work is charged. */
+		const struct sim_costs *c = &s->costs;
+		span_start(s->span, rt, c->poll + c->policy_poll + (c->work_per_spawn ? 0 : c->work),
+			   c->spawn + (c->work_per_spawn ? c->work : 0));
+	}
 	if (rt->place)
 		rt->place(rt, rt->place_arg);
 	rt->started = true;
@@ -808,6 +820,12 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	bool model = s->lock_model;	/* sim_costs_model_on */
 	int rc = !explore && !check && !model ? sim_loop(s, rt, start, arg, false, false, false)
 					      : sim_loop(s, rt, start, arg, explore, check, true);
+	if (rt->span) {
+		rt->has_span = rc == 0 && span_result(s->span, &rt->span_ns);
+		for (uint32_t i = 0; i < s->n; i++)
+			rt->workers[i].sched_local = s->span->inner[i];
+		rt->span = NULL;
+	}
 	s->rt = NULL;
 	return rc;
 }
@@ -831,6 +849,7 @@ static void sim_destroy(struct engine *e)
 	free(s->rank);
 	free(s->win);
 	free(s->rmw);
+	span_destroy(s->span);
 	free(s);
 }
 
@@ -876,7 +895,8 @@ struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *cost
 	s->rank = aligned_alloc(CACHE_LINE, lines_for((s->leaves + 1) * sizeof *s->rank));
 	s->win = aligned_alloc(CACHE_LINE, lines_for(2 * s->leaves * sizeof *s->win));
 	s->rmw = calloc(nworkers, sizeof *s->rmw);
-	if (!s->w || !s->time || !s->tie || !s->rank || !s->win || !s->rmw) {
+	s->span = span_create(nworkers);
+	if (!s->w || !s->time || !s->tie || !s->rank || !s->win || !s->rmw || !s->span) {
 		sim_destroy(&s->base);
 		return NULL;
 	}
