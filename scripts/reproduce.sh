@@ -12,6 +12,9 @@
 #   6-models-vs-real/  tokio-1.28, go and rayon (threads engine) beside the real Tokio, Go and
 #                    Rayon (--engine=real, peers/README.md) on fib and spawn-many, 1 and 2
 #                    workers; scripts/peers.sh builds the peers first
+#   8-scaling/       the classic work/span table and the normalized-speedup figure: every policy
+#                    on fib, nqueens, UTS (T1's and T3's families), sort and imbalanced, sim at 1 to
+#                    256 workers (T_1, T_inf, T_P) and threads at 1 and 2 (T_S, T_1, T_2)
 #   5-sim-vs-threads/  the sim, calibrated on this machine just before, against the threads
 #                    engine: every policy x fork-join, shape and open-loop workloads x 1 and 2
 #                    workers (docs/sim.md, "Validation"); under 10 minutes on its own
@@ -33,7 +36,7 @@
 #   -j N          simulated runs at once (default: online CPUs); threads-engine runs always
 #                 run one at a time
 #   --out DIR     write everything under DIR instead of results/reference/
-#   --parts LIST  rebuild only these parts, e.g. 1,2 (default 1,2,3,4,5,6)
+#   --parts LIST  rebuild only these parts, e.g. 1,2 (default 1,2,3,4,5,6,8)
 #   --engines LIST  rerun only the runs of these engines, sim and/or threads (default both):
 #                 the other engine's results of a part are kept as they are (none are made
 #                 under a fresh --out), its tables and figures redrawn from both. --engines sim
@@ -50,7 +53,7 @@
 #
 #   scripts/reproduce.sh --table KIND DIR...   print one of the tables below (Markdown) from
 #                                              result directories: imbalanced, p99-load, ops,
-#                                              sim-vs-threads, ablation (each variant against
+#                                              sim-vs-threads, work-span, ablation (each variant against
 #                                              volt, or the first variant without knobs, as
 #                                              ratios with intervals: any ablation's results)
 #   scripts/reproduce.sh --table ablation-figure OUT.png DIR...   the same as bars
@@ -600,9 +603,12 @@ elif kind == "models-vs-real":
             print("| %s | %d | %s | %s | %s | %s |" % (
                 k[0], k[1], name, sig(per[0]), sig(per[1]),
                 "%.2f" % (per[1] / per[0]) if per[0] else "-"))
+elif kind == "work-span":
+    import workspan
+    sys.stdout.write(workspan.table_md(workspan.collect(results)))
 else:
     sys.exit("reproduce: unknown table '%s' (imbalanced, p99-load, ops, ablation, "
-             "sim-vs-threads, models-vs-real)" % kind)
+             "sim-vs-threads, models-vs-real, work-span)" % kind)
 EOF
 }
 
@@ -621,7 +627,7 @@ if [ "${1:-}" = "--check" ]; then
 fi
 
 build=build setup=1 resume=0 jobs=$(nproc) REF=results/reference
-sel_parts=1,2,3,4,5,6 sel_engines=sim,threads
+sel_parts=1,2,3,4,5,6,8 sel_engines=sim,threads
 while (($#)); do
 	case $1 in
 	--out) REF=${2:?reproduce: --out needs a directory}; shift 2 ;;
@@ -636,7 +642,7 @@ while (($#)); do
 done
 
 for p in ${sel_parts//,/ }; do
-	[[ $p =~ ^[1-6]$ ]] || { echo "reproduce: --parts: no part '$p' (1, 2, 3, 4, 5, 6)" >&2; exit 2; }
+	[[ $p =~ ^[1-68]$ ]] || { echo "reproduce: --parts: no part '$p' (1, 2, 3, 4, 5, 6, 8)" >&2; exit 2; }
 done
 for e in ${sel_engines//,/ }; do
 	[[ $e = sim || $e = threads ]] ||
@@ -712,7 +718,7 @@ EOF
 	# A part with runs of both engines of which this invocation reran one.
 	local i=${1##*/} e
 	i=${i%%-*}
-	if [ "$i" = 1 ] || [ "$i" = 4 ] || [ "$i" = 5 ]; then
+	if [ "$i" = 1 ] || [ "$i" = 4 ] || [ "$i" = 5 ] || [ "$i" = 8 ]; then
 		for e in sim threads; do
 			if ! want "$i" "$e"; then
 				echo "# The $e-engine results here were kept from an earlier invocation" \
@@ -1017,6 +1023,76 @@ run_to "$D" "$D/models-vs-real.md" scripts/reproduce.sh --table models-vs-real "
 fi
 
 # ---------------------------------------------------------------------------------------------
+# 8. The classic scaling tables (Cilk-5, Frigo, Leiserson and Randall, PLDI 1998): work T_1,
+# span T_inf (the sim's trials[].span_ns, docs/sim.md "The span"), parallelism T_1/T_inf, and
+# T_P from 1 to 256 simulated workers, every policy (volt and the policies built on its 64-bit
+# parked bitmap, and blumofe-leiserson, up to 64), one process per workload and worker count
+# with the policies interleaved; the sim at the default cost table plus 1 us of work per poll
+# (per spawn for UTS, whose work comes with each child), imbalanced with its declared compute.
+# The threads engine gives T_S (the sequential baseline) and T_1, T_2 on this machine.
+D=$REF/8-scaling
+if want 8 sim || want 8 threads; then
+if ((!resume)); then
+	if want 8 sim && want 8 threads; then rm -rf "${REF:?}/8-scaling"; fi
+	for e in sim threads; do
+		if want 8 "$e"; then rm -f "$D"/raw*/*-"$e"-*.json "$D"/raw*/*-"$e"-*.json.gz; fi
+	done
+fi
+begin "$D" "8. Work, span, parallelism and speedup for every policy, 1 to 256 workers"
+mkdir -p "$D/raw"
+# workload:params, and the sim's work per poll (none: the workload declares its compute)
+SCALE_WL=("fib:n=25 fib" "nqueens:n=11 nqueens" "uts:preset=medium uts" "uts:preset=T3-small uts"
+	"sort:n=1000000 sort" "imbalanced:t0_ms=10:t1_ms=10:t2_ms=20:t3_ms=35 -")
+SCALE_64=volt,fixed-interval-61,steal-one,locality,blumofe-leiserson
+SCALE_256=tokio,tokio-1.28,go,rayon,central-queue,static-partition
+# scale_args ENTRY: the harness's workload arguments of a SCALE_WL entry into args, its file
+# name into name, its work into work.
+scale_args() {
+	local wl=${1%% *} rest pv
+	work=${1##* }
+	args=(--workload="${wl%%:*}")
+	rest=${wl#*:}
+	[ "$wl" = "$rest" ] && rest=
+	for pv in ${rest//:/ }; do args+=(--param "$pv"); done
+	name=${wl//[:=]/-}
+}
+# The threads engine first, alone on the machine: one run at a time.
+if want 8 threads; then
+	for entry in "${SCALE_WL[@]}"; do
+		scale_args "$entry"
+		for nw in 1 2; do
+			# --resume: a run whose results are there is not run again.
+			compgen -G "$D/raw/$name-threads-${nw}w.*.json*" >/dev/null && continue
+			run "$D" "$H" --policy="$SCALE_64,$SCALE_256" "${args[@]}" --workers "$nw" \
+				--trials 3 --warmup 1 --quiet --json "$D/raw/$name-threads-${nw}w.json"
+		done
+	done
+fi
+# The simulated runs, $jobs at a time (each is deterministic and uses one core).
+if want 8 sim; then
+	for entry in "${SCALE_WL[@]}"; do
+		scale_args "$entry"
+		cost=()
+		[ "$work" = - ] || cost=(--set "cost.work.$work=1000")
+		for nw in 1 2 4 8 16 32 64 128 256; do
+			pols=$SCALE_256
+			((nw <= 64)) && pols=$SCALE_64,$SCALE_256
+			compgen -G "$D/raw/$name-sim-${nw}w.*.json*" >/dev/null && continue
+			quote "$H" --policy="$pols" "${args[@]}" "${cost[@]}" --workers "$nw" --engine sim \
+				--trials 1 --warmup 0 --no-baseline --quiet --json "$D/raw/$name-sim-${nw}w.json"
+			echo
+		done
+	done >"$D/sim.cmds"
+	cat "$D/sim.cmds" >>"$D/commands.sh"
+	xargs -d '\n' -P "$jobs" -I{} bash -c {} <"$D/sim.cmds" >/dev/null
+fi
+rm -f "$D/sim.cmds"
+compress "$D/raw"
+run_to "$D" "$D/work-span.md" "$PY" scripts/tables.py --metric work-span "$D/raw"
+run "$D" "$PY" scripts/plot.py normalized-speedup -o "$D/normalized-speedup.png" "$D/raw"
+fi
+
+# ---------------------------------------------------------------------------------------------
 # README.md: the machine, the time taken and every table.
 t_end=$(date +%s)
 secs=$((t_end - t_start))
@@ -1032,7 +1108,7 @@ ref = sys.argv[1]
 first = None
 rows = []
 for part in ("1-imbalanced", "2-zygos", "3-tokio-shapes", "4-ablation", "5-sim-vs-threads",
-             "6-models-vs-real"):
+             "6-models-vs-real", "8-scaling"):
     by = {}
     for f in sorted(glob.glob(os.path.join(ref, part, "raw*", "*.json*"))):
         if not hl.is_result_name(f):
