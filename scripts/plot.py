@@ -583,7 +583,7 @@ def plot_speedup(results, output, baseline=False, title=None, size=(PAGE_WIDTH, 
     return _save(fig, output, dpi)
 
 
-def plot_normalized_speedup(results, output, title=None, size=(PAGE_WIDTH, 4.6), dpi=120):
+def plot_normalized_speedup(results, output, title=None, size=(PAGE_WIDTH + 1.5, 4.6), dpi=120):
     """Normalized speedup (Blumofe et al., Cilk, PPoPP 1995; Frigo et al., Cilk-5,
     PLDI 1998): x = P / (T_1/T_inf), y = (T_1/T_P) / (T_1/T_inf) = T_inf / T_P.
     Linear speedup is y = x, the span bound y = 1, the greedy bound
@@ -624,8 +624,10 @@ def plot_normalized_speedup(results, output, title=None, size=(PAGE_WIDTH, 4.6),
     ax.set_xlabel("normalized machine size P / (T_1/T_inf)")
     ax.set_ylabel("normalized speedup (T_1/T_P) / (T_1/T_inf)")
     ax.grid(True, which="both", alpha=0.25)
-    ax.legend(fontsize=7, loc="lower right")
-    ax.set_title(title or "Normalized speedup, sim: %s" % ", ".join(data), fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    wls = sorted(set(label.split()[0] for label in data))
+    ax.set_title(title or "Normalized speedup on the sim: %d graphs of %s" % (
+        len(data), ", ".join(wls)), fontsize=9)
     _note(fig, _provenance_note(hl.group_by_config(results)))
     return _save(fig, output, dpi)
 

@@ -183,12 +183,14 @@ def table_md(data):
                 s = c.t1_sim / tp
                 a = c.above(p)
                 row.append("%s (%d%%)%s" % (_r(s), round(100 * s / p),
-                                            " **x%s**" % _r(a) if a else ""))
+                                            " **x%.3f**" % a if a else ""))
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")
     lines.append("Sim cells: speedup T_1/T_P (efficiency T_1/(P T_P)); **xR** marks a T_P R times "
                  "the greedy bound T_1/P + T_inf. Every cell meets the lower side "
-                 "max(T_1/P, T_inf): the harness refuses a run below its span.")
+                 "max(T_1/P, T_inf): the harness refuses a run below it. An empty cell was not "
+                 "run (volt, the policies built on it and blumofe-leiserson take at most 64 "
+                 "workers) or was refused.")
     lines.append("")
     lines.append("### Fit per policy: T_P = c_w T_1/P + c_inf T_inf (sim, P >= 2)")
     lines.append("")
