@@ -1085,10 +1085,14 @@ if want 8 threads; then
 	for entry in "${SCALE_WL[@]}"; do
 		scale_args "$entry"
 		for nw in 1 2; do
-			# --resume: a run whose results are there is not run again.
-			compgen -G "$D/raw/$name-threads-${nw}w.*.json*" >/dev/null && continue
-			run "$D" "$H" --policy="$SCALE_64,$SCALE_256" "${args[@]}" --workers "$nw" \
-				--trials 3 --warmup 1 --quiet --json "$D/raw/$name-threads-${nw}w.json"
+			cmd=("$H" --policy="$SCALE_64,$SCALE_256" "${args[@]}" --workers "$nw" \
+				--trials 3 --warmup 1 --quiet --json "$D/raw/$name-threads-${nw}w.json")
+			# --resume: a run whose results are there is recorded, not run again.
+			if compgen -G "$D/raw/$name-threads-${nw}w.*.json*" >/dev/null; then
+				printf '%s\n' "$(quote "${cmd[@]}")" >>"$D/commands.sh"
+				continue
+			fi
+			run "$D" "${cmd[@]}"
 		done
 	done
 fi
@@ -1107,7 +1111,6 @@ if want 8 sim; then
 			((nw <= 64)) && pols=$SCALE_64,$SCALE_256
 			for pol in ${pols//,/ }; do
 				out=$D/raw/$name-sim-${nw}w.$pol.json
-				compgen -G "$out*" >/dev/null && continue
 				quote "$H" --policy="$pol" "${args[@]}" "${cost[@]}" --workers "$nw" --engine sim \
 					--trials 1 --warmup 0 --no-baseline --quiet --json "$out"
 				echo
@@ -1116,12 +1119,16 @@ if want 8 sim; then
 	done >"$D/sim.cmds"
 	# Each run's stderr beside its result (the command's last word). A refused run exits 1
 	# with one line ending in "result refused"; anything else stops the part.
+	# --resume: the runs whose results are there are recorded, not run again.
+	while IFS= read -r cmd; do
+		compgen -G "${cmd##* }*" >/dev/null || echo "$cmd"
+	done <"$D/sim.cmds" >"$D/sim.todo"
 	xargs -d '\n' -P "$jobs" -I{} bash -c 'eval "$1" 2>"${1##* }.err" || true' _ {} \
-		<"$D/sim.cmds" >/dev/null
+		<"$D/sim.todo" >/dev/null
 	refused=()
 	while IFS= read -r cmd; do
 		out=${cmd##* }
-		if [ -e "$out" ]; then
+		if compgen -G "$out*" >/dev/null; then
 			echo "$cmd"
 		elif [ "$(wc -l <"$out.err")" = 1 ] && grep -q 'result refused$' "$out.err"; then
 			echo "# refused: $cmd"
@@ -1142,7 +1149,7 @@ if want 8 sim; then
 		} >"$D/refused.md"
 	fi
 fi
-rm -f "$D/sim.cmds"
+rm -f "$D/sim.cmds" "$D/sim.todo"
 # Why policies lie above the greedy bound (README): each as it is and with one cost or knob
 # changed, at 1 worker and at P: tokio's fib(25) at 256 without its LIFO slot (every spawn into
 # the ring, stealable at once) and with wakes that land at once (cost.wake_latency=0); volt's
@@ -1164,10 +1171,14 @@ if want 8 sim; then
 		[ "$vset" = - ] || set_=(--set "$vset")
 		for nw in 1 "$vp"; do
 			out=$D/raw-ablation/$vname-sim-${nw}w.json
-			compgen -G "$out*" >/dev/null && continue
-			run "$D" "$H" --policy="$vpol" --workload="$vwork" --param "$vparam" \
+			cmd=("$H" --policy="$vpol" --workload="$vwork" --param "$vparam" \
 				--set "cost.work.$vwork=1000" "${set_[@]}" --workers "$nw" --engine sim --trials 1 \
-				--warmup 0 --no-baseline --quiet --json "$out"
+				--warmup 0 --no-baseline --quiet --json "$out")
+			if compgen -G "$out*" >/dev/null; then
+				printf '%s\n' "$(quote "${cmd[@]}")" >>"$D/commands.sh"
+				continue
+			fi
+			run "$D" "${cmd[@]}"
 		done
 	done
 	compress "$D/raw-ablation"
