@@ -1121,14 +1121,15 @@ if want 8 sim; then
 	# with one line ending in "result refused"; anything else stops the part.
 	# --resume: the runs whose results are there are recorded, not run again.
 	while IFS= read -r cmd; do
-		compgen -G "${cmd##* }*" >/dev/null || echo "$cmd"
+		out=${cmd##* }
+		[ -e "$out" ] || [ -e "$out.gz" ] || echo "$cmd"
 	done <"$D/sim.cmds" >"$D/sim.todo"
 	xargs -d '\n' -P "$jobs" -I{} bash -c 'eval "$1" 2>"${1##* }.err" || true' _ {} \
 		<"$D/sim.todo" >/dev/null
 	refused=()
 	while IFS= read -r cmd; do
 		out=${cmd##* }
-		if compgen -G "$out*" >/dev/null; then
+		if [ -e "$out" ] || [ -e "$out.gz" ]; then
 			echo "$cmd"
 		elif [ "$(wc -l <"$out.err")" = 1 ] && grep -q 'result refused$' "$out.err"; then
 			echo "# refused: $cmd"
