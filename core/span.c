@@ -1,99 +1,74 @@
 /*
  * span.c - the span of a simulated run's task graph (span.h).
  *
- * The ready times sit in an open-addressing table with linear probing, at
- * most half full, keyed by the task's address; a completed task's entry is
- * removed by shifting the entries after it back (no tombstones), so that
- * the table holds the live tasks only, however many a run makes. The sim
- * engine runs every worker on one thread, so nothing here is shared.
+ * The ready times sit in shadow arrays beside the tasks' memory: one word
+ * per 64-byte granule of each 2 MiB region of the address space that holds
+ * a task (pool blocks are 64 bytes in 2 MiB slabs, core/taskpool.c; a
+ * larger task from the allocator is at least as large, so no two live
+ * tasks start in one granule). A task's word is its region's shadow at the
+ * granule of its address: one load, near the words of the tasks allocated
+ * beside it, where a hash table keyed by the address cost the sim more
+ * than half its speed (a probe and often a miss per access, and a table
+ * that grows with the live tasks). The regions' shadows are found through
+ * a small open-addressing table of regions, with the last one used cached.
+ * A completed task's word goes back to 0, so a block used again by a task
+ * spawned from outside the workers reads no stale time. The sim engine
+ * runs every worker on one thread, so nothing here is shared.
  */
 #include "span.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define SPAN_CAP0 1024u
+#define REGIONS0 64u
 
-static inline uint64_t slot_of(const struct span_graph *g, const struct task *t)
+static inline uint64_t slot_of(uint64_t region, uint64_t cap)
 {
-	/* Fibonacci hashing of the block address (blocks are 64-byte aligned:
-	 * the low bits carry nothing). */
-	uint64_t h = ((uint64_t)(uintptr_t)t >> 6) * 0x9e3779b97f4a7c15ull;
-	return h >> 32 & (g->cap - 1);
+	return (region * 0x9e3779b97f4a7c15ull) >> 32 & (cap - 1);
 }
 
-static struct span_entry *find(const struct span_graph *g, const struct task *t)
+/* The shadow of `region`, made (zeroed) on first use; NULL without memory. */
+uint64_t *span_shadow_slow(struct span_graph *g, uint64_t region)
 {
-	for (uint64_t i = slot_of(g, t);; i = (i + 1) & (g->cap - 1)) {
-		struct span_entry *e = &g->tab[i];
-		if (e->key == t || !e->key)
-			return e;
-	}
-}
-
-static uint64_t get(const struct span_graph *g, const struct task *t)
-{
-	const struct span_entry *e = find(g, t);
-	return e->key ? e->ready : 0;
-}
-
-static bool grow(struct span_graph *g)
-{
-	struct span_entry *old = g->tab;
-	uint64_t ocap = g->cap;
-	struct span_entry *tab = calloc(ocap * 2, sizeof *tab);
-	if (!tab)
-		return false;
-	g->tab = tab;
-	g->cap = ocap * 2;
-	for (uint64_t i = 0; i < ocap; i++)
-		if (old[i].key)
-			*find(g, old[i].key) = old[i];
-	free(old);
-	return true;
-}
-
-/* t's ready time becomes `at`, or the later of it and the one it has. */
-static void put(struct span_graph *g, const struct task *t, uint64_t at, bool later)
-{
-	if (g->failed)
-		return;
-	struct span_entry *e = find(g, t);
-	if (e->key) {
-		e->ready = later && e->ready > at ? e->ready : at;
-		return;
+	for (uint64_t i = slot_of(region, g->cap);; i = (i + 1) & (g->cap - 1)) {
+		struct span_region *r = &g->regions[i];
+		if (r->shadow && r->region == region) {
+			g->last_region = region;
+			g->last_shadow = r->shadow;
+			return r->shadow;
+		}
+		if (!r->shadow)
+			break;
 	}
 	if (2 * (g->count + 1) > g->cap) {
-		if (!grow(g)) {
-			g->failed = true;
-			return;
+		uint64_t ocap = g->cap;
+		struct span_region *old = g->regions, *tab = calloc(2 * ocap, sizeof *tab);
+		if (!tab)
+			return NULL;
+		g->regions = tab;
+		g->cap = 2 * ocap;
+		for (uint64_t i = 0; i < ocap; i++) {
+			if (!old[i].shadow)
+				continue;
+			uint64_t j = slot_of(old[i].region, g->cap);
+			while (tab[j].shadow)
+				j = (j + 1) & (g->cap - 1);
+			tab[j] = old[i];
 		}
-		e = find(g, t);
+		free(old);
 	}
-	e->key = t;
-	e->ready = at;
+	uint64_t *shadow = calloc(SPAN_REGION_WORDS, sizeof *shadow);
+	if (!shadow)
+		return NULL;
+	uint64_t j = slot_of(region, g->cap);
+	while (g->regions[j].shadow)
+		j = (j + 1) & (g->cap - 1);
+	g->regions[j].region = region;
+	g->regions[j].shadow = shadow;
 	g->count++;
-}
-
-/* Remove t's entry: the entries after it in its run move back into the
- * hole when their home slot does not lie between the hole and them. */
-static void del(struct span_graph *g, const struct task *t)
-{
-	struct span_entry *e = find(g, t);
-	if (!e->key)
-		return;
-	uint64_t mask = g->cap - 1, hole = (uint64_t)(e - g->tab);
-	for (uint64_t j = (hole + 1) & mask; g->tab[j].key; j = (j + 1) & mask) {
-		uint64_t home = slot_of(g, g->tab[j].key);
-		/* Movable unless home lies cyclically in (hole, j]. */
-		bool stays = hole <= j ? hole < home && home <= j : hole < home || home <= j;
-		if (!stays) {
-			g->tab[hole] = g->tab[j];
-			hole = j;
-		}
-	}
-	g->tab[hole].key = NULL;
-	g->count--;
+	g->last_region = region;
+	g->last_shadow = shadow;
+	return shadow;
 }
 
 struct span_graph *span_create(uint32_t nworkers)
@@ -104,7 +79,9 @@ struct span_graph *span_create(uint32_t nworkers)
 	g->nworkers = nworkers;
 	g->poll = calloc(nworkers, sizeof *g->poll);
 	g->inner = calloc(nworkers, sizeof *g->inner);
-	if (!g->poll || !g->inner) {
+	g->cap = REGIONS0;
+	g->regions = calloc(g->cap, sizeof *g->regions);
+	if (!g->poll || !g->inner || !g->regions) {
 		span_destroy(g);
 		return NULL;
 	}
@@ -115,7 +92,9 @@ void span_destroy(struct span_graph *g)
 {
 	if (!g)
 		return;
-	free(g->tab);
+	for (uint64_t i = 0; g->regions && i < g->cap; i++)
+		free(g->regions[i].shadow);
+	free(g->regions);
 	free(g->poll);
 	free(g->inner);
 	free(g);
@@ -128,26 +107,23 @@ static void span_sched_local(struct worker *w, struct task *t, enum sched_kind k
 	struct span_graph *g = w->rt->span;
 	const struct span_poll *p = &g->poll[w->index];
 	if (p->on)
-		put(g, t, p->start + (w->compute_ns - p->compute0), kind != SCHED_SPAWN);
+		span_put(g, t, p->start + (w->compute_ns - p->compute0), kind != SCHED_SPAWN);
 	g->inner[w->index](w, t, kind);
 }
 
 void span_start(struct span_graph *g, struct runtime *rt, uint64_t per_poll, uint64_t per_spawn)
 {
-	free(g->tab);
-	g->cap = SPAN_CAP0;
-	g->count = 0;
-	g->tab = calloc(g->cap, sizeof *g->tab);
-	g->failed = !g->tab;
-	if (g->failed)
-		g->cap = 0;
+	/* Every word back to 0: a block of an earlier run's task may be a
+	 * root of this one. */
+	for (uint64_t i = 0; i < g->cap; i++)
+		if (g->regions[i].shadow)
+			memset(g->regions[i].shadow, 0, SPAN_REGION_WORDS * sizeof(uint64_t));
+	g->failed = false;
 	g->per_poll = per_poll;
 	g->per_spawn = per_spawn;
 	g->ended = false;
 	g->end = 0;
 	memset(g->poll, 0, g->nworkers * sizeof *g->poll);
-	if (g->failed)
-		return;
 	rt->span = g;
 	for (uint32_t i = 0; i < g->nworkers; i++) {
 		g->inner[i] = rt->workers[i].sched_local;
@@ -159,43 +135,4 @@ bool span_result(const struct span_graph *g, uint64_t *out)
 {
 	*out = g->end;
 	return g->ended && !g->failed;
-}
-
-void span_poll_begin(struct span_graph *g, struct worker *w, struct task *t)
-{
-	struct span_poll *p = &g->poll[w->index];
-	p->start = g->failed ? 0 : get(g, t);
-	p->compute0 = w->compute_ns;
-	p->spawns0 = w->st.spawns;
-	p->on = true;
-}
-
-void span_poll_end(struct span_graph *g, struct worker *w, struct task *t, struct task *parent,
-		   bool done)
-{
-	struct span_poll *p = &g->poll[w->index];
-	uint64_t compute = w->compute_ns - p->compute0;
-	uint64_t finish = p->start + g->per_poll + (w->st.spawns - p->spawns0) * g->per_spawn +
-			  compute;
-	p->on = false;
-	/* The run ends once every root is done: the poll that completes a
-	 * root (a task without a continuation), and the one that calls
-	 * rt_finish, at its start plus its compute (span.h). Relaxed: the sim
-	 * runs every worker on this one thread. */
-	bool finishing = !g->ended &&
-			 atomic_load_explicit(&w->rt->finished, memory_order_relaxed) == RT_FINISHED;
-	if (finishing || (done && !parent)) {
-		uint64_t at = p->start + compute;
-		g->end = at > g->end ? at : g->end;
-		g->ended |= finishing;
-	}
-	if (g->failed)
-		return;
-	if (done) {
-		del(g, t);
-		if (parent)
-			put(g, parent, finish, true);
-	} else {
-		put(g, t, finish, true);
-	}
 }

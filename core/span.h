@@ -37,20 +37,24 @@
  * poll with span_poll_begin and span_poll_end; spawns and wakes reach
  * span_sched_local through the worker's sched_local, which span_start
  * wraps. The threads engine and struct task are untouched: the ready times
- * live in a hash table keyed by the task's address, an entry removed when
- * its task completes (its block may be a new task's next).
+ * live in shadow arrays beside the tasks' memory, a word per 64-byte
+ * granule (span.c), cleared when its task completes (its block may be a new
+ * task's next).
  */
 #ifndef HARNESS_CORE_SPAN_H
 #define HARNESS_CORE_SPAN_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "runtime.h"
 
-struct span_entry {
-	const struct task *key;	/* NULL: empty */
-	uint64_t ready;		/* virtual ns from the run's start */
+/* A 2 MiB region of the address space holding tasks, and its shadow: one
+ * ready time (virtual ns from the run's start) per 64-byte granule. */
+struct span_region {
+	uint64_t region;	/* address >> 21 */
+	uint64_t *shadow;	/* NULL: an empty slot */
 };
 
 /* The poll in progress on one worker. */
@@ -62,8 +66,10 @@ struct span_poll {
 typedef void (*span_sched_fn)(struct worker *w, struct task *t, enum sched_kind kind);
 
 struct span_graph {
-	struct span_entry *tab;
+	struct span_region *regions;
 	uint64_t cap, count;		/* cap a power of 2, count <= cap / 2 */
+	uint64_t last_region;		/* the region used last, and its shadow */
+	uint64_t *last_shadow;
 	uint32_t nworkers;
 	struct span_poll *poll;		/* [nworkers] */
 	span_sched_fn *inner;		/* [nworkers]: the sched_local wrapped */
@@ -88,10 +94,84 @@ void span_start(struct span_graph *g, struct runtime *rt, uint64_t per_poll, uin
  * rt_finish (aborted, stalled) or the table ran out of memory. */
 bool span_result(const struct span_graph *g, uint64_t *out);
 
-/* Around one poll of t on w (worker_step_poll). `parent` is t->cont read
- * before the poll, `done` whether the poll completed t (t may be freed). */
-void span_poll_begin(struct span_graph *g, struct worker *w, struct task *t);
-void span_poll_end(struct span_graph *g, struct worker *w, struct task *t, struct task *parent,
-		   bool done);
+/* The shadow of a region, made on first use (span.c); NULL without memory. */
+uint64_t *span_shadow_slow(struct span_graph *g, uint64_t region);
+
+#define SPAN_REGION_SHIFT 21	/* 2 MiB, a task pool's slab */
+#define SPAN_GRANULE_SHIFT 6	/* 64 bytes, a pool block */
+#define SPAN_REGION_WORDS (1u << (SPAN_REGION_SHIFT - SPAN_GRANULE_SHIFT))
+
+/* t's word, NULL without memory (the graph then fails: no figure). */
+static inline uint64_t *span_word(struct span_graph *g, const struct task *t)
+{
+	uint64_t a = (uint64_t)(uintptr_t)t, region = a >> SPAN_REGION_SHIFT;
+	uint64_t *shadow = region == g->last_region && g->last_shadow ? g->last_shadow
+								     : span_shadow_slow(g, region);
+	if (__builtin_expect(!shadow, 0)) {
+		g->failed = true;
+		return NULL;
+	}
+	return &shadow[a >> SPAN_GRANULE_SHIFT & (SPAN_REGION_WORDS - 1)];
+}
+
+static inline uint64_t span_get(struct span_graph *g, const struct task *t)
+{
+	uint64_t *w = span_word(g, t);
+	return w ? *w : 0;
+}
+
+/* t's ready time becomes `at`, or the later of it and the one it has. */
+static inline void span_put(struct span_graph *g, const struct task *t, uint64_t at, bool later)
+{
+	uint64_t *w = span_word(g, t);
+	if (w)
+		*w = later && *w > at ? *w : at;
+}
+
+/*
+ * Around one poll of t on w (worker_step_poll), inline there: `parent` is
+ * t->cont read before the poll, `done` whether the poll completed t (t may
+ * be freed).
+ */
+static inline void span_poll_begin(struct span_graph *g, struct worker *w, struct task *t)
+{
+	struct span_poll *p = &g->poll[w->index];
+	p->start = span_get(g, t);
+	p->compute0 = w->compute_ns;
+	p->spawns0 = w->st.spawns;
+	p->on = true;
+}
+
+static inline void span_poll_end(struct span_graph *g, struct worker *w, struct task *t,
+				 struct task *parent, bool done)
+{
+	struct span_poll *p = &g->poll[w->index];
+	uint64_t compute = w->compute_ns - p->compute0;
+	uint64_t finish = p->start + g->per_poll + (w->st.spawns - p->spawns0) * g->per_spawn +
+			  compute;
+	p->on = false;
+	/* The run ends once every root is done: the poll that completes a
+	 * root (a task without a continuation), and the one that calls
+	 * rt_finish, at its start plus its compute (above). Relaxed: the sim
+	 * runs every worker on this one thread. */
+	bool finishing = !g->ended &&
+			 atomic_load_explicit(&w->rt->finished, memory_order_relaxed) == RT_FINISHED;
+	if (finishing || (done && !parent)) {
+		uint64_t at = p->start + compute;
+		g->end = at > g->end ? at : g->end;
+		g->ended |= finishing;
+	}
+	if (g->failed)
+		return;
+	if (done) {
+		uint64_t *slot = span_word(g, t);	/* the address only: t may be freed */
+		if (slot)
+			*slot = 0;
+		if (parent)
+			span_put(g, parent, finish, true);
+	} else {
+		span_put(g, t, finish, true);
+	}
+}
 
 #endif
