@@ -1085,14 +1085,14 @@ if want 8 threads; then
 	for entry in "${SCALE_WL[@]}"; do
 		scale_args "$entry"
 		for nw in 1 2; do
-			cmd=("$H" --policy="$SCALE_64,$SCALE_256" "${args[@]}" --workers "$nw" \
+			runv=("$H" --policy="$SCALE_64,$SCALE_256" "${args[@]}" --workers "$nw" \
 				--trials 3 --warmup 1 --quiet --json "$D/raw/$name-threads-${nw}w.json")
 			# --resume: a run whose results are there is recorded, not run again.
 			if compgen -G "$D/raw/$name-threads-${nw}w.*.json*" >/dev/null; then
-				printf '%s\n' "$(quote "${cmd[@]}")" >>"$D/commands.sh"
+				printf '%s\n' "$(quote "${runv[@]}")" >>"$D/commands.sh"
 				continue
 			fi
-			run "$D" "${cmd[@]}"
+			run "$D" "${runv[@]}"
 		done
 	done
 fi
@@ -1110,9 +1110,9 @@ if want 8 sim; then
 			pols=$SCALE_256
 			((nw <= 64)) && pols=$SCALE_64,$SCALE_256
 			for pol in ${pols//,/ }; do
-				out=$D/raw/$name-sim-${nw}w.$pol.json
+				res=$D/raw/$name-sim-${nw}w.$pol.json
 				quote "$H" --policy="$pol" "${args[@]}" "${cost[@]}" --workers "$nw" --engine sim \
-					--trials 1 --warmup 0 --no-baseline --quiet --json "$out"
+					--trials 1 --warmup 0 --no-baseline --quiet --json "$res"
 				echo
 			done
 		done
@@ -1121,25 +1121,25 @@ if want 8 sim; then
 	# with one line ending in "result refused"; anything else stops the part.
 	# --resume: the runs whose results are there are recorded, not run again.
 	while IFS= read -r cmd; do
-		out=${cmd##* }
-		[ -e "$out" ] || [ -e "$out.gz" ] || echo "$cmd"
+		res=${cmd##* }
+		[ -e "$res" ] || [ -e "$res.gz" ] || echo "$cmd"
 	done <"$D/sim.cmds" >"$D/sim.todo"
 	xargs -d '\n' -P "$jobs" -I{} bash -c 'eval "$1" 2>"${1##* }.err" || true' _ {} \
 		<"$D/sim.todo" >/dev/null
 	refused=()
 	while IFS= read -r cmd; do
-		out=${cmd##* }
-		if [ -e "$out" ] || [ -e "$out.gz" ]; then
+		res=${cmd##* }
+		if [ -e "$res" ] || [ -e "$res.gz" ]; then
 			echo "$cmd"
-		elif [ "$(wc -l <"$out.err")" = 1 ] && grep -q 'result refused$' "$out.err"; then
+		elif [ "$(wc -l <"$res.err")" = 1 ] && grep -q 'result refused$' "$res.err"; then
 			echo "# refused: $cmd"
-			refused+=("- ${out##*/}: $(sed 's/^harness: //' "$out.err")")
+			refused+=("- ${res##*/}: $(sed 's/^harness: //' "$res.err")")
 		else
-			cat "$out.err" >&2
+			cat "$res.err" >&2
 			echo "reproduce: part 8: $cmd failed (above)" >&2
 			exit 1
 		fi
-		rm -f "$out.err"
+		rm -f "$res.err"
 	done <"$D/sim.cmds" >>"$D/commands.sh"
 	if ((${#refused[@]})) || [ ! -f "$D/refused.md" ]; then
 		{
@@ -1171,15 +1171,15 @@ if want 8 sim; then
 		set_=()
 		[ "$vset" = - ] || set_=(--set "$vset")
 		for nw in 1 "$vp"; do
-			out=$D/raw-ablation/$vname-sim-${nw}w.json
-			cmd=("$H" --policy="$vpol" --workload="$vwork" --param "$vparam" \
+			res=$D/raw-ablation/$vname-sim-${nw}w.json
+			runv=("$H" --policy="$vpol" --workload="$vwork" --param "$vparam" \
 				--set "cost.work.$vwork=1000" "${set_[@]}" --workers "$nw" --engine sim --trials 1 \
-				--warmup 0 --no-baseline --quiet --json "$out")
-			if compgen -G "$out*" >/dev/null; then
-				printf '%s\n' "$(quote "${cmd[@]}")" >>"$D/commands.sh"
+				--warmup 0 --no-baseline --quiet --json "$res")
+			if compgen -G "$res*" >/dev/null; then
+				printf '%s\n' "$(quote "${runv[@]}")" >>"$D/commands.sh"
 				continue
 			fi
-			run "$D" "${cmd[@]}"
+			run "$D" "${runv[@]}"
 		done
 	done
 	compress "$D/raw-ablation"
