@@ -30,6 +30,7 @@
 #include "engine.h"
 #include "rng.h"
 #include "runtime.h"
+#include "span.h"
 #include "touch.h"
 #include "policies/policy.h"
 
@@ -137,6 +138,9 @@ struct sim_engine {
 	 * run that does not explore (whose step costs are scaled). */
 	struct sim_cpu *cpu;
 	bool cpu_on;
+	/* The span of each run's task graph (core/span.h); not kept while
+	 * exploring, whose runs are never reported. */
+	struct span_graph *span;
 };
 
 /*
@@ -959,6 +963,14 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	for (uint32_t k = 1; k < 2 * s->leaves; k++)
 		s->win[k] = k >= s->leaves ? k - s->leaves : s->leaves;
 
+	rt->has_span = false;
+	if (!s->seed) {
+		/* A poll's and a spawn's own charges (span.h): the work.NAME
+		 * goes where the workload's work is charged. */
+		const struct sim_costs *c = &s->costs;
+		span_start(s->span, rt, c->poll + c->policy_poll + (c->work_per_spawn ? 0 : c->work),
+			   c->spawn + (c->work_per_spawn ? c->work : 0));
+	}
 	if (rt->place)
 		rt->place(rt, rt->place_arg);
 	rt->started = true;
@@ -973,6 +985,12 @@ static int sim_run(struct engine *e, struct runtime *rt,
 					      : sim_loop(s, rt, start, arg, explore, check, true);
 	for (uint32_t i = 0; s->cpu_on && i < s->n; i++)
 		rt->cpu[i] = cpu_finish(s, &rt->workers[i], i);
+	if (rt->span) {
+		rt->has_span = rc == 0 && span_result(s->span, &rt->span_ns);
+		for (uint32_t i = 0; i < s->n; i++)
+			rt->workers[i].sched_local = s->span->inner[i];
+		rt->span = NULL;
+	}
 	s->rt = NULL;
 	return rc;
 }
@@ -997,6 +1015,7 @@ static void sim_destroy(struct engine *e)
 	free(s->win);
 	free(s->rmw);
 	free(s->cpu);
+	span_destroy(s->span);
 	free(s);
 }
 
@@ -1046,7 +1065,8 @@ struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *cost
 	s->cpu = aligned_alloc(CACHE_LINE, nworkers * sizeof *s->cpu);
 	if (s->cpu)
 		memset(s->cpu, 0, nworkers * sizeof *s->cpu);
-	if (!s->w || !s->time || !s->tie || !s->rank || !s->win || !s->rmw || !s->cpu) {
+	s->span = span_create(nworkers);
+	if (!s->w || !s->time || !s->tie || !s->rank || !s->win || !s->rmw || !s->cpu || !s->span) {
 		sim_destroy(&s->base);
 		return NULL;
 	}

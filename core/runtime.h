@@ -36,6 +36,7 @@
 #include "task.h"
 
 struct policy;
+struct span_graph;
 
 /* Why a task is handed to schedule_local (policies/policy.h). */
 enum sched_kind {
@@ -242,6 +243,12 @@ struct runtime {
 	bool touch_on;
 	uint64_t touch_cold_after;	/* ns after which an untouched task is cold */
 	char violation[256];		/* sim --explore: the broken invariant, if any */
+	/* The sim's span of the run's task graph (core/span.h): the graph,
+	 * set by the sim engine for the run (NULL otherwise), and T_inf once
+	 * the run is over (has_span false: none, as on threads). */
+	struct span_graph *span;
+	uint64_t span_ns;
+	bool has_span;
 	/* [nworkers] or NULL: what the OS did to each worker thread during
 	 * the run, filled by the threads engine as each worker exits. */
 	struct worker_noise *noise;

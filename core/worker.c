@@ -6,6 +6,7 @@
  * and if nothing ran lets the policy run its sleep protocol. The step never
  * blocks: parking is the engine's business (STEP_PARK).
  */
+#include "span.h"
 #include "touch.h"
 #include "worker_loop.h"
 
@@ -202,6 +203,30 @@ static __attribute__((noinline)) void run_task_touched(struct worker *w, struct 
 	}
 }
 
+/*
+ * One poll with the sim's span on (core/span.h): the poll as it would run
+ * otherwise, bracketed by the span's bookkeeping. The continuation is read
+ * before the poll, which may free the task. Out of line: only the sim
+ * comes here.
+ */
+static __attribute__((noinline)) void run_task_spanned(struct worker *w, struct task *t)
+{
+	struct span_graph *g = w->rt->span;
+	struct task *parent = t->cont;
+	uint64_t done = w->st.completions;
+	span_poll_begin(g, w, t);
+	if (w->rt->touch_on) {
+		run_task_touched(w, t);
+	} else if (__builtin_expect(w->tracing, 0)) {
+		worker_run_task(w, t);	/* counts it itself */
+	} else {
+		w->st.polls++;
+		run_task(w, t);
+		publish_progress(w);
+	}
+	span_poll_end(g, w, t, parent, w->st.completions != done);
+}
+
 enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
 {
 	const struct policy *p = w->rt->policy;
@@ -224,7 +249,9 @@ enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
 				w->tick_t0 += eo->await_ready(w->rt->engine, w, t);
 			/* The simulation engine charges each step by the
 			 * counters it moved: count the poll now. */
-			if (__builtin_expect(w->rt->touch_on, 0)) {
+			if (w->rt->span) {
+				run_task_spanned(w, t);
+			} else if (__builtin_expect(w->rt->touch_on, 0)) {
 				run_task_touched(w, t);
 			} else if (__builtin_expect(w->tracing, 0)) {
 				worker_run_task(w, t);	/* counts it itself */

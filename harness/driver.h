@@ -84,6 +84,10 @@ struct trial_cpu {
 
 struct trial {
 	uint64_t makespan_ns, tasks;
+	/* sim: T_inf of the graph the trial ran (core/span.h), has_span false
+	 * where there is none (threads, real, an aborted run) */
+	uint64_t span_ns;
+	bool has_span;
 	double tasks_per_s, ns_per_task;
 	double overhead_ns_per_task;	/* NAN without a baseline */
 	double util_total;

@@ -843,6 +843,8 @@ static json_t *trial_json(const struct run_config *cfg, const struct trial *t, u
 	}
 	rc |= put(o, "seed", jseed(seed));
 	rc |= put(o, "order", jint(t->order));
+	if (t->has_span)
+		rc |= put(o, "span_ns", jint(t->span_ns));
 	rc |= put(o, "makespan_ns", jint(t->makespan_ns));
 	rc |= put(o, "tasks", jint(t->tasks));
 	rc |= put(o, "tasks_per_s", jreal(t->tasks_per_s));

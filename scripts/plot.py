@@ -17,6 +17,12 @@ RESULT is a result file or a directory of them (searched recursively for
                   scripts/p99_vs_load.gp
     speedup       speedup against workers, relative to each configuration's
                   1-worker median makespan (or --baseline: the sequential run)
+    normalized-speedup
+                  the Cilk papers' figure from simulated fork-join results:
+                  (T_1/T_P)/(T_1/T_inf) against P/(T_1/T_inf), log-log, with
+                  the linear-speedup line, the span bound and the greedy bound
+                  T_P = T_1/P + T_inf; one series per policy, every workload
+                  and worker count of it (scripts/workspan.py)
     throughput    median tasks/s per configuration with the 95% CI of the
                   median as error bars, one panel per workload
     utilization   per-worker utilization (median over trials) per
@@ -35,6 +41,7 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harnesslib as hl  # noqa: E402
+import workspan  # noqa: E402
 
 PROG = "plot.py"
 FORMATS = ("png", "pdf", "svg")
@@ -638,6 +645,55 @@ def plot_speedup(results, output, baseline=False, title=None, size=(PAGE_WIDTH, 
     return _save(fig, output, dpi)
 
 
+def plot_normalized_speedup(results, output, title=None, size=(PAGE_WIDTH + 1.5, 4.6), dpi=120):
+    """Normalized speedup (Blumofe et al., Cilk, PPoPP 1995; Frigo et al., Cilk-5,
+    PLDI 1998): x = P / (T_1/T_inf), y = (T_1/T_P) / (T_1/T_inf) = T_inf / T_P.
+    Linear speedup is y = x, the span bound y = 1, the greedy bound
+    T_P = T_1/P + T_inf is y = x / (1 + x)."""
+    results = [r for r in results if r.engine == "sim"]
+    data = workspan.collect(results)
+    by_policy = {}
+    for cells in data.values():
+        for pol, c in cells.items():
+            by_policy.setdefault(pol, []).extend(workspan.normalized_points(c))
+    by_policy = {p: v for p, v in by_policy.items() if v}
+    if not by_policy:
+        raise PlotError("no simulated fork-join result with a span (trials[].span_ns) at "
+                        "1 and more workers")
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=size)
+    xs = [x for v in by_policy.values() for x, _ in v]
+    lo, hi = min(xs) / 2, max(max(xs) * 2, 2)
+    for pol in workspan._order(by_policy):
+        st = hl.policy_style(pol)
+        pts = sorted(by_policy[pol])
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle="none", marker=st.marker,
+                markersize=4, markerfacecolor=st.colour if st.filled else "none",
+                markeredgecolor=st.colour, color=st.colour, label=pol)
+    n = 200
+    grid = [lo * (hi / lo) ** (i / (n - 1)) for i in range(n)]
+    ax.plot(grid, grid, color="black", linestyle=":", linewidth=1,
+            label="linear speedup, T_P = T_1/P")
+    ax.plot(grid, [1.0] * n, color="black", linestyle="--", linewidth=1,
+            label="span bound, T_P = T_inf")
+    ax.plot(grid, [x / (1 + x) for x in grid], color="grey", linestyle="-", linewidth=1,
+            label="greedy bound, T_P = T_1/P + T_inf")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ys = [y for v in by_policy.values() for _, y in v]
+    ax.set_ylim(min(ys) / 2, 2)
+    ax.set_xlabel("normalized machine size P / (T_1/T_inf)")
+    ax.set_ylabel("normalized speedup (T_1/T_P) / (T_1/T_inf)")
+    ax.grid(True, which="both", alpha=0.25)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    wls = sorted(set(label.split()[0] for label in data))
+    ax.set_title(title or "Normalized speedup on the sim: %d graphs of %s" % (
+        len(data), ", ".join(wls)), fontsize=9)
+    _note(fig, _provenance_note(hl.group_by_config(results)))
+    return _save(fig, output, dpi)
+
+
 # ---------------------------------------------------------- bars per workload
 
 # More panels than this in one throughput or utilization figure is refused:
@@ -996,6 +1052,10 @@ def build_parser():
     sp.add_argument("--baseline", action="store_true",
                     help="relative to the sequential baseline instead of 1 worker")
 
+    sp = sub.add_parser("normalized-speedup",
+                        help="(T_1/T_P)/(T_1/T_inf) against P/(T_1/T_inf), sim fork-join")
+    common(sp)
+
     sp = sub.add_parser("throughput", help="median tasks/s with 95%% CI")
     common(sp)
 
@@ -1031,6 +1091,8 @@ def main(argv=None):
             plot_p99_vs_cpu(_load(args.results, args.where), args.output, args.quantile, **kw)
         elif args.cmd == "speedup":
             plot_speedup(_load(args.results, args.where), args.output, args.baseline, **kw)
+        elif args.cmd == "normalized-speedup":
+            plot_normalized_speedup(_load(args.results, args.where), args.output, **kw)
         elif args.cmd == "throughput":
             plot_throughput(_load(args.results, args.where), args.output, **kw)
         elif args.cmd == "utilization":

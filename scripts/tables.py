@@ -22,6 +22,12 @@ files are pooled. Tables of threads-engine results end with a caption line:
 how many trials were flagged noisy and the core-to-core round-trip range
 over every probe (trials[].noise, docs/measuring.md).
 
+--metric work-span (fork-join results of both engines) is the work/span
+table of scripts/workspan.py: per workload and policy T_S, T_1, T_1/T_S,
+T_inf, T_1/T_inf and the speedup and efficiency at every simulated worker
+count, with the cells above the greedy bound T_1/P + T_inf marked, then
+each policy's fitted c_1 and c_inf.
+
 --metric p99-load (open-loop results) is the ZygOS-style table: the
 latency percentile (--quantile, default 99) over the mean service time S,
 one column per offered load present, one row per configuration, and the
@@ -45,10 +51,11 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harnesslib as hl  # noqa: E402
+import workspan  # noqa: E402
 
 PROG = "tables.py"
 METRICS = ("utilization", "throughput", "ns-per-task", "p99", "cpu-per-task")
-EXTRA_METRICS = ("p99-load",)
+EXTRA_METRICS = ("p99-load", "work-span")
 SD_MARK = "\u2020"      # dagger: the p99 is a scheduling delay
 
 
@@ -448,7 +455,8 @@ def main(argv=None):
                    help="md (default), latex (booktabs) or html")
     p.add_argument("--metric", action="append", choices=METRICS + EXTRA_METRICS + ("all",),
                    help="a metric (repeatable; default all five; p99-load: the latency "
-                        "percentile / S against load with theory rows)")
+                        "percentile / S against load with theory rows; work-span: the work/span "
+                        "table of the fork-join workloads, alone, Markdown only)")
     p.add_argument("--where", action="append", default=[], metavar="KEY=V[,V...]",
                    help="keep results whose KEY has one of the values (repeatable)")
     p.add_argument("--sort", default="", metavar="KEY[,KEY...]",
@@ -483,6 +491,22 @@ def main(argv=None):
     if not rs:
         print("%s: no result matches %s" % (PROG, " and ".join(args.where)), file=sys.stderr)
         return 2
+    if "work-span" in metrics:
+        if len(metrics) > 1 or args.format != "md":
+            print("%s: --metric work-span goes alone, as Markdown" % PROG, file=sys.stderr)
+            return 2
+        data = workspan.collect(rs)
+        if not data:
+            print("%s: nothing to tabulate (work-span needs fork-join results: %s)"
+                  % (PROG, ", ".join(workspan.FORK_JOIN)), file=sys.stderr)
+            return 2
+        text = workspan.table_md(data)
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(text)
+        else:
+            sys.stdout.write(text)
+        return 0
     tables = build_tables(rs, metrics, args.rows, not args.no_ci, sort, args.quantile / 100)
     if not tables:
         print("%s: nothing to tabulate (p99-load needs open-loop results)" % PROG,

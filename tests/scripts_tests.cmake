@@ -42,6 +42,16 @@ foreach(part plots-a plots-b plots-c tables report report-shot)
                        SKIP_RETURN_CODE 77 FIXTURES_REQUIRED scripts_results)
 endforeach()
 
+# test_workspan.sh: the work/span table (tables.py --metric work-span) and
+# the normalized-speedup figure on fib(12) results of both engines: the
+# span's closed form in the table, T_1/T_S from the results, the greedy
+# bound's marks.
+add_result_test(scripts_workspan
+                ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_workspan.sh
+                $<TARGET_FILE:harness>)
+set_tests_properties(scripts_workspan PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT}
+                     SKIP_RETURN_CODE 77)
+
 # test_reproduce_check.sh: scripts/reproduce.sh --check on two small
 # reproductions: identical sim results pass, a changed one is named, a
 # threads median outside both intervals passes only with a recorded cause;

@@ -30,6 +30,8 @@ struct sim_out {
 	const char *metric_name[WL_MAX_METRICS];
 	size_t nmetrics;
 	uint64_t p99;		/* end-to-end, when the workload has latencies */
+	uint64_t span;		/* T_inf of the graph the run executed (core/span.h) */
+	bool has_span;
 	int rc;
 	char why[256];
 };
@@ -72,6 +74,8 @@ static inline void sim_run_costs(const char *policy, const char *const *knobs,
 		if (wl->verify(rt->user, err, sizeof err) != 0)
 			TEST_FAIL("%s under %s: %s", workload, policy, err);
 		o->makespan = rt->end_ns - rt->start_ns;
+		o->has_span = rt->has_span;
+		o->span = rt->span_ns;
 		rt_total_stats(rt, &o->tot);
 		o->util = (double)o->tot.busy_ns / ((double)workers * (double)o->makespan);
 		struct wl_metric m[WL_MAX_METRICS];
