@@ -108,10 +108,10 @@ struct worker {
 	uint64_t compute_ns, tick_compute0, tick_compute_max;
 	uint64_t task_compute_ns, task_compute_max_ns;
 	/* The part of this worker's ticks that polled a task after the run's
-	 * end (busy_ns stops there): on the sim, a step's effects are seen
-	 * from its start (docs/sim.md), so the last requests of a run can be
-	 * done before their compute is; on threads, nothing counted here
-	 * declares work. Owner-only. */
+	 * end (busy_ns stops there): on the sim, steps in flight when the run
+	 * ends (rt_finish, at the in-step time of the poll that ends it) are
+	 * charged whole; on threads, nothing counted here declares work.
+	 * Owner-only. */
 	uint64_t busy_after_end_ns;
 	/* --trace: the event log, and what a tick started from. */
 	struct trace_buf trace;

@@ -14,9 +14,10 @@
  *
  * Edges:
  *  - spawn: a child is ready at its parent's start plus the compute the
- *    parent declared before spawning it (a step's effects are seen from
- *    its start, docs/sim.md, so the poll's and spawns' own charges are not
- *    ordered inside it and count towards the parent's finish only);
+ *    parent declared before spawning it (the poll's and spawns' own
+ *    charges count towards the parent's finish only: the sim makes a child
+ *    runnable after the charges before its spawn, docs/sim.md, so this is
+ *    a lower bound on it);
  *  - join: a child that completes arrives at its continuation (task.cont,
  *    as the cache model takes it, core/touch.h) at its finish, and the
  *    continuation's next poll is ready at the latest of its own previous

@@ -1343,8 +1343,8 @@ if want 8 sim; then
 	done <"$D/sim.cmds" >>"$D/commands.sh"
 	if ((${#refused[@]})) || [ ! -f "$D/refused.md" ]; then
 		{
-			echo "Simulated runs the harness refused, below max(T_1/P, T_inf) (the sim's step is"
-			echo "not causal: docs/sim.md, \"The span\"), by the result file they would have written:"
+			echo "Simulated runs the harness refused, below max(T_1/P, T_inf) (docs/sim.md,"
+			echo "\"The span\"), by the result file they would have written:"
 			echo
 			printf '%s\n' "${refused[@]}"
 		} >"$D/refused.md"

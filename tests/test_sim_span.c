@@ -20,11 +20,11 @@
  *  - T_inf <= T_P for every policy on fib, nqueens, UTS (the T1 and T3
  *    families), sort and imbalanced at 1, 4 and 64 workers (8 under the sanitizers), T_inf the same
  *    for every policy and worker count of one workload (the graph does
- *    not depend on the schedule), and below T_1. Not on graphs of a few
- *    polls on many workers: a step's effects are seen from its start
- *    (docs/sim.md), so idle workers whose clocks have not moved run a
- *    fib(5) whole at virtual time 0 on 64 workers, which check_bound
- *    (harness/driver.c) refuses.
+ *    not depend on the schedule), and below T_1. (Before the sim placed
+ *    time within a step, docs/sim.md, idle workers whose clocks had not
+ *    moved ran a fib(5) whole at virtual time 0 on 64 workers, which
+ *    check_bound, harness/driver.c, refuses: tests/test_bound.sh keeps
+ *    that case with cost.causal=0.)
  */
 #include "sim_util.h"
 
