@@ -107,7 +107,7 @@ static void span_sched_local(struct worker *w, struct task *t, enum sched_kind k
 	struct span_graph *g = w->rt->span;
 	const struct span_poll *p = &g->poll[w->index];
 	if (p->on)
-		span_put(g, t, p->start + (w->compute_ns - p->compute0), kind != SCHED_SPAWN);
+		span_put(g, t, span_now(g, p, w), kind != SCHED_SPAWN);
 	g->inner[w->index](w, t, kind);
 }
 

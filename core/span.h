@@ -13,11 +13,10 @@
  * same for every policy and worker count that runs the same graph.
  *
  * Edges:
- *  - spawn: a child is ready at its parent's start plus the compute the
- *    parent declared before spawning it (the poll's and spawns' own
- *    charges count towards the parent's finish only: the sim makes a child
- *    runnable after the charges before its spawn, docs/sim.md, so this is
- *    a lower bound on it);
+ *  - spawn: a child is ready at the parent poll's time at its spawn: the
+ *    poll's start, its own charge, the charges of its spawns so far (this
+ *    one's included) and the compute it declared before, as the sim's time
+ *    within a step makes the child runnable then (docs/sim.md);
  *  - join: a child that completes arrives at its continuation (task.cont,
  *    as the cache model takes it, core/touch.h) at its finish, and the
  *    continuation's next poll is ready at the latest of its own previous
@@ -25,11 +24,10 @@
  *  - wake and re-poll: a task handed back to the policy during a poll is
  *    ready no earlier than the waker's time then.
  *
- * T_inf is the earliest time the run could end: the latest of the times,
- * in the poll that completes a root (a task without a continuation) and in
- * the one that calls rt_finish, at which it does so (the poll's start plus
- * its compute so far), as the sim's makespan ends there (the last poll's
- * own charge lies past rt->end_ns). A run of several roots (imbalanced's
+ * T_inf is the earliest time the run could end: the latest of the finish
+ * of a poll that completes a root (a task without a continuation) and of
+ * the one that calls rt_finish, whose charges all come before the call, as
+ * the sim's time within a step puts rt->end_ns after them. A run of several roots (imbalanced's
  * partitions) ends once all are done, whatever counter tells it so. So
  * T_P >= T_inf for a causal schedule.
  *
@@ -143,23 +141,29 @@ static inline void span_poll_begin(struct span_graph *g, struct worker *w, struc
 	p->on = true;
 }
 
+/* The time within w's poll in progress: its start, its own charge, its
+ * spawns' so far and the compute it declared so far. */
+static inline uint64_t span_now(const struct span_graph *g, const struct span_poll *p,
+				const struct worker *w)
+{
+	return p->start + g->per_poll + (w->st.spawns - p->spawns0) * g->per_spawn +
+	       (w->compute_ns - p->compute0);
+}
+
 static inline void span_poll_end(struct span_graph *g, struct worker *w, struct task *t,
 				 struct task *parent, bool done)
 {
 	struct span_poll *p = &g->poll[w->index];
-	uint64_t compute = w->compute_ns - p->compute0;
-	uint64_t finish = p->start + g->per_poll + (w->st.spawns - p->spawns0) * g->per_spawn +
-			  compute;
+	uint64_t finish = span_now(g, p, w);
 	p->on = false;
 	/* The run ends once every root is done: the poll that completes a
 	 * root (a task without a continuation), and the one that calls
-	 * rt_finish, at its start plus its compute (above). Relaxed: the sim
-	 * runs every worker on this one thread. */
+	 * rt_finish, at its finish (above). Relaxed: the sim runs every
+	 * worker on this one thread. */
 	bool finishing = !g->ended &&
 			 atomic_load_explicit(&w->rt->finished, memory_order_relaxed) == RT_FINISHED;
 	if (finishing || (done && !parent)) {
-		uint64_t at = p->start + compute;
-		g->end = at > g->end ? at : g->end;
+		g->end = finish > g->end ? finish : g->end;
 		g->ended |= finishing;
 	}
 	if (g->failed)

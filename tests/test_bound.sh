@@ -52,10 +52,10 @@ refused "sim central-queue 128 workers below its longest task" \
 	'^harness: policy central-queue, 128 workers: makespan [0-9.]+ us is below its lower bound 100\.000 us,' \
 	--engine=sim --policy=central-queue --workers 128 --set cost.causal=0 "${small[@]}"
 # The span (core/span.h): fib declares no compute, so only its span bounds
-# it. fib(5)'s is (n - 1) poll + 2 spawn = 100 ns at the default costs; on
+# it. fib(5)'s is (n - 1)(2 poll + 2 spawn) + poll = 260 ns at the default costs; on
 # 64 workers the acausal sim's rayon runs the whole tree at virtual time 0.
 refused "sim rayon fib(5) on 64 workers below its span" \
-	'^harness: policy rayon, 64 workers: makespan 0\.000 us is below the span T_inf 0\.100 us of the task graph it ran; result refused$' \
+	'^harness: policy rayon, 64 workers: makespan 0\.000 us is below the span T_inf 0\.260 us of the task graph it ran; result refused$' \
 	--engine=sim --policy=rayon --workers 64 --set cost.causal=0 --workload=fib --param n=5 \
 	--trials 1 --warmup 0 --no-baseline --quiet
 # Several policies in one run: one below its bound refuses the run, and no

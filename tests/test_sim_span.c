@@ -6,16 +6,15 @@
  *  - fib's closed form. With p the charge of a poll (cost.poll, plus
  *    work.fib where it is charged per poll) and s that of a spawn
  *    (cost.spawn, plus work.fib where it is charged per spawn), a leaf
- *    (n < 2) takes p; a fork takes p + 2s, its children ready at its
- *    start (fib declares no compute before spawning); its join poll is
- *    ready at the latest of its fork's finish and its children's, and
- *    takes p. So a node of n >= 2 ready at 0 finishes at
- *    F(2) = max(p + 2s, p) + p = 2p + 2s and F(n) = max(p + 2s, F(n-1),
- *    F(n-2)) + p = F(n-1) + p for n >= 3: F(n) = np + 2s. The run ends at
- *    the start of the root's join poll (its rt_finish, with no compute
- *    before it): T_inf = max(p + 2s, F(n-1), F(n-2)) = (n-1)p + 2s for
- *    n >= 2, and 0 for n < 2 (the root is a leaf, which ends the run at
- *    its start). Checked under three policies, 1 to 64 workers and three
+ *    (n < 2) takes p; a fork takes p + 2s and spawns its two children
+ *    together (rt_spawn2), both ready at its start plus p + 2s (fib
+ *    declares no compute); its join poll is ready at the latest of its
+ *    fork's finish and its children's, and takes p. So a node of n >= 2
+ *    ready at 0 finishes at F(n) = p + 2s + max(F(n-1), F(n-2)) + p =
+ *    F(n-1) + 2p + 2s, with F(0) = F(1) = p: F(n) = (n-1)(2p + 2s) + p
+ *    for n >= 1. The run ends in the root's last poll (rt_finish), after
+ *    that poll's charge: T_inf = F(n), and p for n = 0. Checked under
+ *    three policies, 1 to 64 workers and three
  *    cost tables: the figure is the graph's, not the schedule's;
  *  - T_inf <= T_P for every policy on fib, nqueens, UTS (the T1 and T3
  *    families), sort and imbalanced at 1, 4 and 64 workers (8 under the sanitizers), T_inf the same
@@ -32,7 +31,7 @@ static uint64_t fib_closed_form(uint32_t n, const struct sim_costs *c)
 {
 	uint64_t p = c->poll + (c->work_per_spawn ? 0 : c->work);
 	uint64_t s = c->spawn + (c->work_per_spawn ? c->work : 0);
-	return n < 2 ? 0 : (uint64_t)(n - 1) * p + 2 * s;
+	return n < 1 ? p : (uint64_t)(n - 1) * (2 * p + 2 * s) + p;
 }
 
 static void fib_span_is(const struct sim_costs *c)
