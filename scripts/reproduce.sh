@@ -1298,9 +1298,10 @@ if want 8 threads; then
 fi
 # The simulated runs, $jobs at a time (each is deterministic and uses one core), one process
 # per policy: the driver refuses a run below its span or T_1/P (harness/driver.c check_bound),
-# which the sim's non-causal step produces at many workers (docs/sim.md), and a refusal of one
-# policy would take the others' results of the process with it. The refusals are listed in
-# refused.md and their commands kept in commands.sh as comments.
+# as the sim produced at many workers before it placed time within a step (docs/sim.md), and a
+# refusal of one policy would take the others' results of the process with it. The refusals
+# (none, when every run is within its bounds) are listed in refused.md and their commands kept
+# in commands.sh as comments.
 if want 8 sim; then
 	for entry in "${SCALE_WL[@]}"; do
 		scale_args "$entry"
@@ -1341,14 +1342,16 @@ if want 8 sim; then
 		fi
 		rm -f "$res.err"
 	done <"$D/sim.cmds" >>"$D/commands.sh"
-	if ((${#refused[@]})) || [ ! -f "$D/refused.md" ]; then
-		{
-			echo "Simulated runs the harness refused, below max(T_1/P, T_inf) (docs/sim.md,"
-			echo "\"The span\"), by the result file they would have written:"
-			echo
+	{
+		echo "Simulated runs the harness refused, below max(T_1/P, T_inf) (docs/sim.md,"
+		echo "\"The span\"), by the result file they would have written:"
+		echo
+		if ((${#refused[@]})); then
 			printf '%s\n' "${refused[@]}"
-		} >"$D/refused.md"
-	fi
+		else
+			echo "None: every simulated run lies within its bounds."
+		fi
+	} >"$D/refused.md"
 fi
 rm -f "$D/sim.cmds" "$D/sim.todo"
 # Why policies lie above the greedy bound (README): each as it is and with one cost or knob
