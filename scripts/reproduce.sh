@@ -1677,9 +1677,10 @@ against P/(T_1/T_inf), with linear speedup, the span bound and the greedy bound 
 The table gives, per workload, T_S, T_1, the work overhead T_1/T_S, T_inf, the parallelism
 T_1/T_inf and every speedup, a cell above the greedy bound marked with its ratio; below it, per
 policy, c_1 (the median T_1/T_S) and the fit T_P = c_w T_1/P + c_inf T_inf over its simulated
-cells, whose c_inf says how much of the span each policy's schedule pays: rayon and
-blumofe-leiserson about 0.07 and never above the greedy bound, volt and the policies built on
-it about 0.3, tokio, tokio-1.28 and go about 0.55, central-queue 1.8, static-partition 66.
+cells, whose c_inf says how much of the span each policy's schedule pays: blumofe-leiserson
+0.59 and rayon 0.82 (above the greedy bound by at most x1.10 and x1.17), volt and the policies
+built on it 1.26 to 1.33, tokio 1.33, tokio-1.28 1.27, go 1.20, central-queue 1.26 (its lock
+puts it up to x10 above the bound), static-partition 39.
 
 $(section "$REF/8-scaling/work-span.md")
 
@@ -1689,37 +1690,40 @@ worker and at P):
 - *By a few tenths of a percent* (x1.000 to x1.03, most policies at some P): the P-worker run
   does work the 1-worker run T_1 does not, the first steals, notifies and wakes, and the greedy
   bound, stated for the same work, leaves no room for it.
-- *tokio and tokio-1.28 at 128 and 256 workers* (fib x1.4 at 256): most workers find nothing at
+- *tokio and tokio-1.28 at 128 and 256 workers* (fib x1.40 and imbalanced x2.05 at 256): most
+  workers find nothing at
   the start (the root's first child sits in the LIFO slot, which thieves cannot take) and park
   without a timeout; a spawn wakes a sleeper only when no worker is searching (tokio's
   \`notify_should_wakeup\`), so the workers come back a few at a time, each wake landing a
   \`wake_latency\` (5 us) after it is sent. Without the LIFO slot (\`lifo_cap=0\`) no worker
   parks and fib meets the bound (x0.99); with wakes that land at once (\`cost.wake_latency=0\`)
-  the same 501 parks cost x1.02. go and rayon never park here (their thieves keep searching)
-  and meet it.
-- *The parking policies on sort at 16 and more workers* (volt x2.8 at 64, tokio x6.2 at 256):
-  sort's parallelism is 86, so a worker runs out of work at every merge and parks; each wake
-  again costs 5 us, against T_1/P of 50 us at 64 workers. With wakes at once volt's sort at 64
-  drops from x2.8 to about x1.1 (\`8-scaling/ablation.md\`); rayon and blumofe-leiserson,
-  which do not park, stay within.
-- *volt and the policies built on it on UTS medium at 32 and 64 workers* (x1.01 to x1.10):
+  the same 501 parks cost x1.03 (imbalanced at 256: 0.807 ms, 0.397 ms with wakes at once,
+  0.413 ms without the slot, against a bound of 0.394 ms). go (x1.05) and rayon never park
+  here (their thieves keep searching).
+- *The parking policies on sort at 16 and more workers* (volt x2.07 at 64, tokio x3.59 and go
+  x4.83 at 256): sort's parallelism is 42, so a worker runs out of work at every merge and
+  parks; each wake again costs 5 us, against T_1/P of 50 us at 64 workers. With wakes at once
+  volt's sort at 64 drops from x2.07 to x1.14 (\`8-scaling/ablation.md\`); blumofe-leiserson,
+  which does not park, stays within, and rayon, whose workers sleep only after 32 rounds,
+  comes to x1.13 at 256.
+- *volt and the policies built on it on UTS medium at 32 and 64 workers* (x1.01 to x1.16):
   a full ring's overflow moves 128 tasks to the global queue taking its lock once per task,
   as Volt's push does, and at 64 workers those holds queue behind one another (66 thousand
   tasks through the global queue in volt's run). With one lock per overflow
-  (\`overflow_batch=1\`) volt's UTS medium at 64 comes to x1.017.
-- *central-queue from 32 workers on* (fib x9.4 at 256): every task passes the one queue's lock,
+  (\`overflow_batch=1\`) volt's UTS medium at 64 comes to x1.08 (x1.16 as Volt's code runs).
+- *central-queue from 32 workers on* (fib x9.26 at 256): every task passes the one queue's lock,
   held \`global_lock\` (40 ns) per batch, so the lock, not the graph, bounds the run; with the
   lock held for no time it meets the bound.
 - *static-partition*: nothing moves once placed, so one worker runs the whole graph (speedup 1
   on fib, nqueens, UTS and sort; on imbalanced, the largest partition).
 
-**Refused cells** (\`8-scaling/refused.md\`): the harness refuses a run below max(T_1/P, T_inf),
-and the sim produces such runs where a step's effects are seen from its start
-(\`docs/sim.md\`): UTS T3-small under go and rayon at 128 and 256 workers (the root's 2,000
-children are all visible as its poll starts, while its span carries their 2 ms of per-child
-work), sort under rayon at 128 and 256, and imbalanced under rayon, go, central-queue and
-blumofe-leiserson from 4 to 256 workers (a leaf's join is taken by a thief before the leaf's
-100 us are charged). They are left empty until the sim's steps are causal.
+**Refused cells** (\`8-scaling/refused.md\`): the harness refuses a run below max(T_1/P,
+T_inf). None is, since the sim places what a step does at its time within the step
+(\`docs/sim.md\`, "Time within a step"). Before, 29 were: UTS T3-small under go and rayon at
+128 and 256 workers (the root's 2,000 children were all visible as its poll started), sort
+under rayon at 128 and 256, and imbalanced under rayon, go, central-queue and
+blumofe-leiserson from 4 to 256 workers (a leaf's join taken by a thief before the leaf's
+100 us were charged).
 
 **Published figures.** Frigo, Leiserson and Randall, "The Implementation of the Cilk-5
 Multithreaded Language" (PLDI 1998), state that a spawn costs 2 to 6 times a C function call
