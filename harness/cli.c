@@ -110,7 +110,8 @@ static const struct opt opts[] = {
 	{ "engine", OPT_ENGINE, true, false, "threads|sim|real",
 	  "threads: one pthread per worker (default); sim: virtual workers in virtual time, "
 	  "deterministic, any count; real: the real runtime the policy models, through its "
-	  "peer program (tokio-1.28: Tokio, go: Go, rayon: Rayon; peers/README.md)" },
+	  "peer program (tokio-1.28: Tokio, go: Go, rayon: Rayon; tbb: oneTBB, which has no "
+	  "model; peers/README.md)" },
 	{ "explore", OPT_EXPLORE, true, false, "N",
 	  "sim: N runs with different tie-break seeds, checking every step; report the first "
 	  "lost task, double run, stall or broken invariant (idle protocol, ring) with its seed" },
@@ -204,6 +205,8 @@ static void valid_policies(char *buf, size_t len)
 	buf[0] = '\0';
 	for (size_t i = 0; i < policy_count(); i++)
 		sb_add(&b, "%s%s", i ? ", " : "", policy_table[i]->name);
+	for (size_t i = 0; policy_real_only[i]; i++)
+		sb_add(&b, ", %s (--engine=real only)", policy_real_only[i]->name);
 }
 
 static void valid_workloads(char *buf, size_t len)
@@ -394,6 +397,8 @@ static int parse_spec(struct cli *c, char *spec, char *err, size_t len)
 		knobs = colon + 1;
 	}
 	const struct policy *pol = policy_find(spec);
+	if (!pol)
+		pol = policy_find_real_only(spec);	/* refused by run_checks but for real */
 	if (!pol) {
 		char valid[512];
 		valid_policies(valid, sizeof valid);
@@ -1149,6 +1154,11 @@ static int run_checks(struct cli *c, char *err, size_t len)
 
 	if (c->real && check_real(c, err, len))
 		return -EINVAL;
+	for (size_t i = 0; !c->real && i < c->npolicies; i++)
+		if (c->policies[i].policy->real_only)
+			return fail(err, len, "policy %s has no model: it runs only with --engine=real "
+				    "(the runtime itself, through its peer program; peers/README.md)",
+				    c->policies[i].policy->name);
 
 	for (size_t i = 0; i < c->npolicies; i++) {
 		const struct policy *p = c->policies[i].policy;

@@ -200,6 +200,10 @@ void cli_list(FILE *f)
 			p->summary ? p->summary : "");
 		list_knobs(f, p->knobs, p->nknobs, p->knob_names);
 	}
+	fprintf(f, "\nreal-only policies (no model: --engine=real runs the runtime itself, "
+		"refused by the threads and sim engines):\n");
+	for (size_t i = 0; policy_real_only[i]; i++)
+		fprintf(f, "  %s - %s\n", policy_real_only[i]->name, policy_real_only[i]->summary);
 	fprintf(f, "\nworkloads (parameters: --param NAME=VALUE; same columns):\n");
 	for (size_t i = 0; i < workload_count(); i++) {
 		const struct workload *wl = workload_table[i];

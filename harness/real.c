@@ -61,6 +61,9 @@ int real_check(const struct policy *p, const struct workload *wl, const double *
 				off += (size_t)snprintf(have + off, sizeof have - off, "%s%s (%s)",
 							off ? ", " : "", policy_table[i]->name,
 							policy_table[i]->peer);
+		for (size_t i = 0; policy_real_only[i] && off < sizeof have; i++)
+			off += (size_t)snprintf(have + off, sizeof have - off, ", %s (no model)",
+						policy_real_only[i]->name);
 		return fail(-EINVAL, err, len, "policy %s has no real runtime to run "
 			    "(--engine=real runs: %s)", p->name, have);
 	}

@@ -583,7 +583,8 @@ elif kind == "models-vs-real":
         rt = r.config.get("peer", {}) if r else {}
         print("| %s | %d | %s | %s | %s | %s | %s |" % (
             k[0], k[1], k[2], "%s %s" % (rt.get("runtime", "-"), rt.get("version", "")) if r else "-",
-            cell(m), cell(r), "%.2f" % ratio if ratio else "-"))
+            cell(m) if m or r.config.get("policy") != "tbb" else "(no model)", cell(r),
+            "%.2f" % ratio if ratio else "-"))
     print()
     print("Tokio's own counters (RuntimeMetrics; peers/README.md) beside the tokio-1.28 model's, "
           "per 1000 tasks (each counter summed over the measured trials over their tasks):")
@@ -1007,7 +1008,10 @@ for nw in 1 2; do
 		pol=tokio-1.28,go,rayon
 		[[ $wl = *from=1 ]] && pol=tokio-1.28,rayon
 		for eng in threads real; do
-			run "$D" "$H" --engine "$eng" --policy="$pol" "${args[@]}" --workers "$nw" \
+			# oneTBB, the runtime with no model, beside the others' runtimes on fib.
+			p=$pol
+			[[ $eng = real && $wl = fib ]] && p+=,tbb
+			run "$D" "$H" --engine "$eng" --policy="$p" "${args[@]}" --workers "$nw" \
 				--trials 7 --warmup 1 --quiet --json "$D/raw/${wl//[:=]/-}-$eng-${nw}w.json"
 		done
 	done

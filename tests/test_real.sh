@@ -93,8 +93,14 @@ expect_refused() {	# MESSAGE-PART ARGS...
 	grep -q -- "$want" err || fail "$*: said $(cat err)"
 	[ "$(wc -l <err)" -eq 1 ] || fail "$*: more than one line: $(cat err)"
 }
-expect_refused "policy volt has no real runtime to run (--engine=real runs: tokio-1.28 (tokio), go (go), rayon (rayon))" \
+expect_refused "policy volt has no real runtime to run (--engine=real runs: tokio-1.28 (tokio), go (go), rayon (rayon), tbb (no model))" \
 	--engine=real --policy=volt --workload=fib
+# tbb has no model: the engines that run models refuse it.
+expect_refused "policy tbb has no model: it runs only with --engine=real" --policy=tbb --workload=fib
+expect_refused "policy tbb has no model: it runs only with --engine=real" --engine=sim --policy=tbb,volt \
+	--workload=fib
+expect_refused "policy tbb has no model: it runs only with --engine=real" --engine=threads \
+	--policy=volt,tbb --workload=fib
 expect_refused "the model's knobs do not reach it" --engine=real --policy=tokio-1.28 --workload=fib --set lifo_cap=0
 expect_refused "the model's knobs do not reach it" --engine=real --policy=tokio-1.28:lifo_cap=0 --workload=fib
 expect_refused "workload nqueens has no peer program yet" --engine=real --policy=tokio-1.28 --workload=nqueens
@@ -105,6 +111,32 @@ expect_refused "peer-rayon: No such file or directory (build the peers: scripts/
 	--engine=real --policy=rayon --workload=fib
 [ ! -s args ] || fail "a refused run started the peer"
 pass "bad input is refused with one line before any peer runs"
+
+# tbb, the policy with no model: --engine=real runs its peer beside a
+# model's runtime, and --list names it apart from the models, out of all.
+sed 's/tokio/tbb/g' peers/peer-tokio >peers/peer-tbb
+chmod +x peers/peer-tbb
+run --engine=real --policy=tbb,tokio-1.28 --workload=fib --param n=10 --workers 2 --trials 1 --quiet \
+	--json t.json || fail "tbb on the fake peer: exit $?"
+/usr/bin/python3 - t.tbb.json <<'EOF' || fail "tbb's result does not hold its peer's figures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["config"]
+assert c["policy"] == "tbb" and c["engine"] == "real", c
+assert c["peer"] == {"runtime": "tbb", "version": "9.9-test"}, c
+assert [t["makespan_ns"] for t in d["trials"]] == [2000000], d["trials"]
+EOF
+"$harness" --list >out 2>&1 || fail "--list: exit $?"
+/usr/bin/python3 - out <<'EOF' || fail "--list does not name tbb apart from the models"
+import sys
+text = open(sys.argv[1]).read()
+models, rest = text.split("\nreal-only policies", 1)
+assert "\n  tbb - " not in models, "tbb among the models"
+assert "\n  tbb - " in rest.split("\nworkloads")[0], rest
+EOF
+run --policy=all --workload=fib --check || fail "--policy=all --check: exit $?"
+grep -qw tbb out && fail "--policy=all selects tbb: $(cat out)"
+pass "tbb (no model) runs on --engine=real only, listed apart and not in all"
 
 # The real peers, when scripts/peers.sh has built them beside the harness.
 built=$(dirname "$harness")/peers
