@@ -1073,6 +1073,14 @@ for eng in threads real; do
 done
 compress "$D/raw"
 run_to "$D" "$D/models-vs-real.md" scripts/reproduce.sh --table models-vs-real "$D/raw"
+# The sim's costs fitted to Tokio and Go (docs/sim.md, "Costs of a real runtime"): this
+# machine's calibration as the base, then each runtime's fit and its check at 2 workers on
+# sizes the fit was not made on.
+run "$D" "$H" --calibrate "$D/machine.costs"
+for pol in tokio-1.28 go; do
+	run_to "$D" "$D/${pol%-1.28}-real-fit.md" scripts/runtime_costs.py --policy "$pol" \
+		--harness "$H" --base "$D/machine.costs" --out "$D/${pol%-1.28}-real.costs" --check
+done
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -1282,6 +1290,16 @@ its scheduler. Below, Tokio's own counters beside the model's, per 1000 tasks (T
 counts reach its metrics late: \`peers/README.md\`).
 
 $(section "$REF/6-models-vs-real/models-vs-real.md")
+
+The sim's costs fitted to each runtime by \`scripts/runtime_costs.py\` (\`docs/sim.md\`, "Costs of
+a real runtime"; the files \`tokio-real.costs\` and \`go-real.costs\`, on this machine's
+calibration \`machine.costs\`): spawn and poll to the 1-worker runs, the 2-worker lines'
+costs to the 2-worker runs, and the sim's 2-worker makespan over the runtime's on sizes the
+fit was not made on:
+
+$(section "$REF/6-models-vs-real/tokio-real-fit.md")
+
+$(section "$REF/6-models-vs-real/go-real-fit.md")
 EOF
 } >"$REF/README.md.tmp"
 mv "$REF/README.md.tmp" "$REF/README.md"
