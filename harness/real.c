@@ -280,11 +280,13 @@ static int take_trial(const struct run_config *cfg, const char *peer, json_t *t,
 			    offsetof(struct worker_stats, overflows));
 	}
 	/* The peer's latency percentiles (open-loop: its requests' completion
-	 * minus intended arrival) and Go's scheduling delay, as metrics: they
-	 * are the runtime's own samples, not the harness's histograms. */
+	 * minus intended arrival, and how late each was handed to the runtime),
+	 * and Go's scheduling delay, as metrics: they are the runtime's own
+	 * samples, not the harness's histograms. */
 	out->nmetrics = 0;
 	put_pcts(out, json_object_get(t, "latency_ns"), "latency_");
 	put_pcts(out, json_object_get(t, "sched_latency_ns"), "sched_latency_");
+	put_pcts(out, json_object_get(t, "late_ns"), "late_");
 	out->sched_samples = out->e2e_samples = 0;
 	/* No samples, as a threads run with --sample 0 (an empty histogram's
 	 * percentiles are 0). */

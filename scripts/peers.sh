@@ -76,6 +76,7 @@ for i, t in enumerate(lines[1:]):
     if wl == "open-loop":
         lat = t["latency_ns"]
         assert t["latency_samples"] == 30 and lat["p50"] >= 20000 and lat["p99_99"] >= lat["p50"], t
+        assert 0 <= t["late_ns"]["p50"] <= t["late_ns"]["p99"], t
     if peer == "tokio" and h["counters_available"] and wl in ("fib", "spawn-many", "nqueens"):
         # Counts reach the metrics at maintenance, up to 61 polls a worker late.
         polls = t["per_worker"]["polls"]

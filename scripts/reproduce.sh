@@ -620,17 +620,21 @@ elif kind == "models-vs-real":
                               if t.get("metrics", {}).get(name) is not None])
         print()
         print("open-loop (S = 100 us, exponential, 2 workers, the same schedules): end-to-end "
-              "latency in us, from the intended arrival:")
+              "latency in us, from the intended arrival, and how late the requests were handed "
+              "to the scheduler (the model's workers poll the arrivals themselves; the "
+              "runtime's generator sleeps to each and spawns it; medians over trials):")
         print()
-        print("| load | policy | model p50 | runtime p50 | model p99 | runtime p99 | runtime / model p99 |")
-        print("|---|---|---:|---:|---:|---:|---:|")
+        print("| load | policy | model p50 | runtime p50 | model p99 | runtime p99 | runtime / model p99 "
+              "| delivery late p99, model | runtime |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
         for k in ol:
             m, r = cells[k]["threads"], cells[k]["real"]
             mp = [m.percentile(q, "end_to_end_ns") for q in (0.5, 0.99)]
             rp = [real_pct(r, n) for n in ("latency_p50_ns", "latency_p99_ns")]
-            print("| %s | %s | %s | %s | %s | %s | %s |" % (
+            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 k[0].split("=")[1], k[2], us(mp[0]), us(rp[0]), us(mp[1]), us(rp[1]),
-                "%.2f" % (rp[1] / mp[1]) if mp[1] and rp[1] else "-"))
+                "%.2f" % (rp[1] / mp[1]) if mp[1] and rp[1] else "-",
+                us(real_pct(m, "late_p99_ns")), us(real_pct(r, "late_p99_ns"))))
         print()
         print("Scheduling delay in us: the go model's (its histogram, every schedule sampled) "
               "beside Go's own (`/sched/latencies:seconds`, the upper bound of the bucket "

@@ -154,7 +154,7 @@ cat >peers/peer-go <<'EOF'
 echo "$@" >>"$FAKE_ARGS"
 while [ $# -gt 0 ]; do [ "$1" = --schedule ] && cp "$2" "$FAKE_SCHED" && echo "$2" >"$FAKE_SCHED.path"; shift; done
 echo '{"peer":"go","runtime":"go","version":"go9.9","workload":"open-loop","workers":2,"params":{},"counters_available":true}'
-echo '{"trial":0,"warmup":false,"ns":3000000,"tasks":200,"verified":true,"cpu_user_ns":1,"cpu_sys_ns":1,"counters":{},"latency_ns":{"p50":1500,"p90":2000,"p99":4000,"p99_9":5000,"p99_99":6000},"latency_samples":150,"sched_latency_ns":{"p50":100,"p99":900}}'
+echo '{"trial":0,"warmup":false,"ns":3000000,"tasks":200,"verified":true,"cpu_user_ns":1,"cpu_sys_ns":1,"counters":{},"latency_ns":{"p50":1500,"p90":2000,"p99":4000,"p99_9":5000,"p99_99":6000},"latency_samples":150,"sched_latency_ns":{"p50":100,"p99":900},"late_ns":{"p50":20,"p99":70}}'
 EOF
 chmod +x peers/peer-go
 : >args
@@ -179,6 +179,7 @@ d = json.load(open(sys.argv[2]))
 m = d["trials"][0]["metrics"]
 assert m["latency_p50_ns"] == 1500 and m["latency_p99_ns"] == 4000 and m["latency_p99_99_ns"] == 6000, m
 assert m["sched_latency_p50_ns"] == 100 and m["sched_latency_p99_ns"] == 900, m
+assert m["late_p50_ns"] == 20 and m["late_p99_ns"] == 70, m
 EOF
 pass "open-loop: the peer gets the models' schedule in a file removed after it, its percentiles are kept"
 

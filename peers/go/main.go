@@ -349,6 +349,9 @@ func runOpenLoop(p params) (uint64, string) {
 	s := sched
 	n := len(s.offset)
 	lat := make([]int64, n)
+	// late: how late each request was started after its intended arrival
+	// (the generator's sleeps and go statements; the harness's late_p99_ns).
+	late := make([]uint64, n)
 	var wg sync.WaitGroup
 	wg.Add(n)
 	start := time.Now()
@@ -358,6 +361,7 @@ func runOpenLoop(p params) (uint64, string) {
 			if d := time.Until(due); d > 0 {
 				time.Sleep(d)
 			}
+			late[i] = uint64(time.Since(due))
 			go func(i int, due time.Time) {
 				defer wg.Done()
 				spin(s.service[i])
@@ -371,11 +375,13 @@ func runOpenLoop(p params) (uint64, string) {
 		v = append(v, uint64(x))
 	}
 	lastLatency = v
+	lastLate = append([]uint64(nil), late[s.warm:]...)
 	return uint64(n), ""
 }
 
-// lastLatency: the recorded latencies of the last open-loop trial.
-var lastLatency []uint64
+// lastLatency, lastLate: the recorded latencies and delivery delays of the
+// last open-loop trial.
+var lastLatency, lastLate []uint64
 
 // latencyPct: nearest-rank percentiles at core/pctci.h's levels.
 func latencyPct(v []uint64) map[string]uint64 {
@@ -532,7 +538,9 @@ func main() {
 		if lastLatency != nil {
 			line["latency_ns"] = latencyPct(lastLatency)
 			line["latency_samples"] = len(lastLatency)
-			lastLatency = nil
+			lp := latencyPct(lastLate)
+			line["late_ns"] = map[string]uint64{"p50": lp["p50"], "p99": lp["p99"]}
+			lastLatency, lastLate = nil, nil
 		}
 		if why != "" {
 			line["why"] = why

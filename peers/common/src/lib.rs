@@ -192,6 +192,14 @@ pub fn latency_json(mut v: Vec<u64>) -> String {
     format!(",\"latency_ns\":{{{}}},\"latency_samples\":{}", items.join(","), v.len())
 }
 
+/// open-loop's delivery: how late each recorded request was handed to the
+/// runtime after its intended arrival, p50 and p99 (nearest rank).
+pub fn late_json(mut v: Vec<u64>) -> String {
+    v.sort_unstable();
+    let at = |q: f64| v[((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+    format!(",\"late_ns\":{{\"p50\":{},\"p99\":{}}}", at(0.5), at(0.99))
+}
+
 /// nqueens's known answers, N = 0..14 (workloads/nqueens.c, docs/sources.md).
 pub const NQ_KNOWN: [u64; 15] = [0, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596];
 

@@ -6,7 +6,7 @@
 //! `--cfg tokio_unstable` for the runtime's own per-worker counters.
 
 use peer_common::{
-    check_fib, check_nqueens, check_slots, cpu_ns, fail, latency_json, param, parse_args, print_header, print_trial,
+    check_fib, check_nqueens, check_slots, cpu_ns, fail, late_json, latency_json, param, parse_args, print_header, print_trial,
     read_schedule, spin, Params, Schedule,
 };
 use std::future::Future;
@@ -326,6 +326,9 @@ fn run_open_loop(rt: &tokio::runtime::Runtime, s: &Schedule) -> (u64, Option<Str
     let left = Arc::new(AtomicU64::new(n as u64));
     let (tx, rx) = mpsc::sync_channel(1);
     let h = rt.handle();
+    // Delivery: how late each request was spawned after its intended arrival
+    // (the generator's sleeps and spawns; the harness's late_p99_ns).
+    let mut late = Vec::with_capacity(n);
     let start = Instant::now();
     for i in 0..n {
         let due = start + std::time::Duration::from_nanos(s.offset[i]);
@@ -333,6 +336,7 @@ fn run_open_loop(rt: &tokio::runtime::Runtime, s: &Schedule) -> (u64, Option<Str
         if due > now {
             std::thread::sleep(due - now);
         }
+        late.push(due.elapsed().as_nanos() as u64);
         let (lat, left, tx, work) = (lat.clone(), left.clone(), tx.clone(), s.service[i]);
         h.spawn(async move {
             spin(work);
@@ -348,7 +352,8 @@ fn run_open_loop(rt: &tokio::runtime::Runtime, s: &Schedule) -> (u64, Option<Str
     if let Some(i) = v.iter().position(|&x| x == u64::MAX) {
         return (n as u64, Some(format!("open-loop: request {} never completed", i)), String::new());
     }
-    (n as u64, None, latency_json(v[s.warm..].to_vec()))
+    let lat = latency_json(v[s.warm..].to_vec());
+    (n as u64, None, lat + &late_json(late[s.warm..].to_vec()))
 }
 
 /// The runtime's own counters per worker (tokio::runtime::RuntimeMetrics,
