@@ -185,7 +185,8 @@ pass "open-loop: the peer gets the models' schedule in a file removed after it, 
 
 # The real peers, when scripts/peers.sh has built them beside the harness.
 built=$(dirname "$harness")/peers
-if [ -x "$built/peer-tokio" ] && [ -x "$built/peer-go" ] && [ -x "$built/peer-rayon" ]; then
+if [ -x "$built/peer-tokio" ] && [ -x "$built/peer-go" ] && [ -x "$built/peer-rayon" ] &&
+	[ -x "$built/peer-tbb" ]; then
 	export HARNESS_PEERS=$built
 	for wl in "fib --param n=16" "spawn-many --param n=1000" "nqueens --param n=8"; do
 		# shellcheck disable=SC2086 # the workload and its parameter
