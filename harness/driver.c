@@ -461,7 +461,7 @@ static int run_parallel(const struct run_config *cfg, uint64_t seed, struct tria
 	uint32_t nwake = 0;
 	double steal0 = NAN;
 	if (cfg->real)
-		return real_run_trial(cfg, out, acc ? acc->peer_version : NULL,
+		return real_run_trial(cfg, seed, out, acc ? acc->peer_version : NULL,
 				      acc ? sizeof acc->peer_version : 0, err, len);
 	e = cfg->sim ? engine_sim_create(cfg->workers, cfg->costs, cfg->explore_seed)
 		     : engine_threads_create(cfg->workers);

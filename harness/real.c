@@ -22,16 +22,45 @@
 
 extern char **environ;
 
-/* The workloads the peers run, and the parameters each passes on: the
- * others must be at values the peers take as they are. */
+/* The workloads the peers run, the parameters each passes on (the others
+ * must be at values the peers take as they are, or, for open-loop, shape
+ * the schedule the harness writes for the peer), and the peers that have
+ * each: the async shapes only where a runtime has async tasks (Tokio, Go),
+ * not Rayon's or oneTBB's fork-join. */
 static const struct {
 	const char *workload;
 	const char *const pass[4];	/* parameters handed to the peer */
 	const char *fixed;		/* a parameter that must be 0, or NULL */
+	const char *peers;		/* the peers that have it, space separated; NULL: all */
 } shapes[] = {
-	{ "fib", { "n", NULL }, "cutoff" },
-	{ "spawn-many", { "n", "work_ns", "from", NULL }, NULL },
+	{ "fib", { "n", NULL }, "cutoff", NULL },
+	{ "spawn-many", { "n", "work_ns", "from", NULL }, NULL, NULL },
+	{ "nqueens", { "n", NULL }, "cutoff", NULL },
+	{ "chained-spawn", { "n", NULL }, NULL, "tokio go" },
+	{ "yield-many", { "tasks", "yields", NULL }, NULL, "tokio go" },
+	{ "ping-pong", { "pairs", "rounds", "third", NULL }, NULL, "tokio go" },
+	{ "open-loop", { "load", "service_us", NULL }, "io_us", "tokio go" },
 };
+
+/* open-loop's schedule, as the workload draws it (workloads/open_loop.c;
+ * internal, as tests/test_wl_open_loop.c uses them): the real engine hands
+ * the peer the very requests the models run. */
+uint32_t open_loop__requests(const double *p, uint32_t workers);
+uint32_t open_loop__warmup(const double *p, uint32_t workers, uint32_t n);
+uint64_t open_loop__schedule(const double *p, uint32_t workers, uint64_t seed,
+			     uint64_t *offset, uint64_t *service);
+
+static bool shape_has(int s, const char *peer)
+{
+	const char *l = shapes[s].peers;
+	size_t n = strlen(peer);
+	if (!l)
+		return true;
+	for (const char *p = strstr(l, peer); p; p = strstr(p + 1, peer))
+		if ((p == l || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
 
 static int shape_of(const struct workload *wl)
 {
@@ -61,16 +90,31 @@ int real_check(const struct policy *p, const struct workload *wl, const double *
 				off += (size_t)snprintf(have + off, sizeof have - off, "%s%s (%s)",
 							off ? ", " : "", policy_table[i]->name,
 							policy_table[i]->peer);
+		for (size_t i = 0; policy_real_only[i] && off < sizeof have; i++)
+			off += (size_t)snprintf(have + off, sizeof have - off, ", %s (no model)",
+						policy_real_only[i]->name);
 		return fail(-EINVAL, err, len, "policy %s has no real runtime to run "
 			    "(--engine=real runs: %s)", p->name, have);
 	}
 	int s = shape_of(wl);
-	if (s < 0)
+	if (s < 0) {
+		char names[256] = "";
+		size_t o = 0;
+		for (size_t i = 0; i < sizeof shapes / sizeof shapes[0] && o < sizeof names; i++)
+			o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
+					      shapes[i].workload);
 		return fail(-EINVAL, err, len, "workload %s has no peer program yet (--engine=real "
-			    "runs fib and spawn-many; peers/README.md)", wl->name);
+			    "runs %s; peers/README.md)", wl->name, names);
+	}
+	if (!shape_has(s, p->peer))
+		return fail(-EINVAL, err, len, "workload %s under %s: %s has no async tasks, only "
+			    "fork-join (its peer runs fib, nqueens and spawn-many)", wl->name, p->name,
+			    strcmp(p->peer, "tbb") == 0 ? "oneTBB" : "Rayon");
 	if (shapes[s].fixed && param_value(wl, params, shapes[s].fixed) != 0)
-		return fail(-EINVAL, err, len, "--engine=real runs %s with %s=0 only (every node "
-			    "a task, as the peers do)", wl->name, shapes[s].fixed);
+		return fail(-EINVAL, err, len, "--engine=real runs %s with %s=0 only (%s)", wl->name,
+			    shapes[s].fixed, strcmp(shapes[s].fixed, "io_us") == 0
+			    ? "the peers' requests compute only, no timer I/O"
+			    : "every node a task, as the peers do");
 	if (strcmp(p->peer, "go") == 0 && strcmp(wl->name, "spawn-many") == 0 &&
 	    param_value(wl, params, "from") != 0)
 		return fail(-EINVAL, err, len, "spawn-many from=1 under go: Go has no spawn from "
@@ -180,6 +224,23 @@ static void map_counter(json_t *per, const char *name, struct trial *out, uint32
 	}
 }
 
+/* A peer's percentiles object ({"p50": ns, ...}) into out's metrics, each
+ * as PREFIX + key + "_ns" (latency_p99_ns). */
+static void put_pcts(struct trial *out, json_t *o, const char *prefix)
+{
+	const char *k;
+	json_t *v;
+	if (!json_is_object(o))
+		return;
+	json_object_foreach(o, k, v) {
+		if (!json_is_number(v) || out->nmetrics >= WL_MAX_METRICS)
+			continue;
+		struct trial_metric *m = &out->metrics[out->nmetrics++];
+		snprintf(m->name, sizeof m->name, "%s%s_ns", prefix, k);
+		m->value = json_number_value(v);
+	}
+}
+
 /* The measured trial's line of the peer's output: its figures into out. */
 static int take_trial(const struct run_config *cfg, const char *peer, json_t *t,
 		      struct trial *out, char *err, size_t len)
@@ -218,7 +279,14 @@ static int take_trial(const struct run_config *cfg, const char *peer, json_t *t,
 		map_counter(per, "overflows", out, cfg->workers,
 			    offsetof(struct worker_stats, overflows));
 	}
+	/* The peer's latency percentiles (open-loop: its requests' completion
+	 * minus intended arrival, and how late each was handed to the runtime),
+	 * and Go's scheduling delay, as metrics: they are the runtime's own
+	 * samples, not the harness's histograms. */
 	out->nmetrics = 0;
+	put_pcts(out, json_object_get(t, "latency_ns"), "latency_");
+	put_pcts(out, json_object_get(t, "sched_latency_ns"), "sched_latency_");
+	put_pcts(out, json_object_get(t, "late_ns"), "late_");
 	out->sched_samples = out->e2e_samples = 0;
 	/* No samples, as a threads run with --sample 0 (an empty histogram's
 	 * percentiles are 0). */
@@ -227,11 +295,48 @@ static int take_trial(const struct run_config *cfg, const char *peer, json_t *t,
 	return 0;
 }
 
-int real_run_trial(const struct run_config *cfg, struct trial *out, char *version,
+/* open-loop's schedule for this trial into a temporary file (its name in
+ * path): "n warm", then n lines "offset_ns service_ns" (peers/README.md). */
+static int write_schedule(const struct run_config *cfg, uint64_t seed, char *path, size_t plen,
+			  char *err, size_t len)
+{
+	const char *tmp = getenv("TMPDIR");
+	uint32_t n = open_loop__requests(cfg->params, cfg->workers);
+	uint32_t warm = open_loop__warmup(cfg->params, cfg->workers, n);
+	uint64_t *off = malloc(n * sizeof *off), *svc = malloc(n * sizeof *svc);
+	int rc = 0;
+
+	snprintf(path, plen, "%s/harness-schedule.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	int fd = off && svc ? mkstemp(path) : -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		rc = fail(-errno ? -errno : -ENOMEM, err, len, "open-loop's schedule for the peer: %s",
+			  strerror(errno ? errno : ENOMEM));
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		goto out;
+	}
+	open_loop__schedule(cfg->params, cfg->workers, seed, off, svc);
+	fprintf(f, "%" PRIu32 " %" PRIu32 "\n", n, warm);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "%" PRIu64 " %" PRIu64 "\n", off[i], svc[i]);
+	if (fclose(f) != 0) {
+		rc = fail(-errno, err, len, "open-loop's schedule for the peer: %s", strerror(errno));
+		unlink(path);
+	}
+out:
+	free(off);
+	free(svc);
+	return rc;
+}
+
+int real_run_trial(const struct run_config *cfg, uint64_t seed, struct trial *out, char *version,
 		   size_t vlen, char *err, size_t len)
 {
 	const char *peer = cfg->policy->peer;
-	char dir[PATH_MAX], path[PATH_MAX + 32], workers[16], vals[4][64];
+	char dir[PATH_MAX], path[PATH_MAX + 32], workers[16], vals[4][64], sched[PATH_MAX] = "";
 	char *argv[24], *text = NULL;
 	size_t k = 0;
 	int status, rc, s = shape_of(cfg->wl);
@@ -255,15 +360,24 @@ int real_run_trial(const struct run_config *cfg, struct trial *out, char *versio
 	argv[k++] = "--trials";
 	argv[k++] = "1";
 	argv[k++] = "--warmup";
-	argv[k++] = "1";
+	/* open-loop's schedule warms up in its first requests (not recorded). */
+	argv[k++] = strcmp(cfg->wl->name, "open-loop") == 0 ? "0" : "1";
 	for (size_t i = 0; shapes[s].pass[i]; i++) {
-		snprintf(vals[i], sizeof vals[i], "%s=%.0f", shapes[s].pass[i],
+		snprintf(vals[i], sizeof vals[i], "%s=%.17g", shapes[s].pass[i],
 			 param_value(cfg->wl, cfg->params, shapes[s].pass[i]));
 		argv[k++] = "--param";
 		argv[k++] = vals[i];
 	}
+	if (strcmp(cfg->wl->name, "open-loop") == 0) {
+		if ((rc = write_schedule(cfg, seed, sched, sizeof sched, err, len)))
+			return rc;
+		argv[k++] = "--schedule";
+		argv[k++] = sched;
+	}
 	argv[k] = NULL;
 	rc = run_capture(argv, &text, &status);
+	if (sched[0])
+		unlink(sched);
 	if (rc)
 		return fail(rc, err, len, "cannot run %s: %s", path, strerror(-rc));
 	json_t *header = NULL, *trial = NULL;

@@ -26,10 +26,12 @@ int real_check(const struct policy *p, const struct workload *wl, const double *
  * Run one trial of cfg on its policy's peer (a warm-up trial inside the
  * peer's process first, then the measured one): fills out's makespan,
  * tasks, rates, utilization (from the process's CPU time) and the counters
- * the runtime reports (docs/results.md); `version` gets the runtime's
- * version. 0, or -errno with one line in err (a wrong answer: -EIO).
+ * the runtime reports (docs/results.md), and its latency percentiles as
+ * metrics; `version` gets the runtime's version. `seed` is the trial's:
+ * open-loop's schedule, written for the peer, is drawn from it. 0, or
+ * -errno with one line in err (a wrong answer: -EIO).
  */
-int real_run_trial(const struct run_config *cfg, struct trial *out, char *version,
+int real_run_trial(const struct run_config *cfg, uint64_t seed, struct trial *out, char *version,
 		   size_t vlen, char *err, size_t len);
 
 /* The peer programs' directory: $HARNESS_PEERS, else peers/ beside the

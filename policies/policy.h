@@ -91,8 +91,13 @@ struct policy {
 	bool own_maintenance;	/* see above */
 	/* The real runtime this policy models, whose peer program
 	 * (peers/README.md) --engine=real runs in its place: "tokio", "go",
-	 * "rayon"; NULL for none. */
+	 * "rayon", "tbb"; NULL for none. */
 	const char *peer;
+	/* No model, only a real runtime's name (oneTBB): run by
+	 * --engine=real alone, refused by the threads and sim engines, none
+	 * of the hooks below set, kept out of policy_table and --policy=all
+	 * (policy_real_only). */
+	bool real_only;
 	/* Timers per worker (Go's per-P timer heaps): a task's timer goes
 	 * to the heap of the worker that polled it (rt_sleep_on), and the
 	 * policy expires each heap where it decides (rt_poll_timers_of);
@@ -121,9 +126,13 @@ struct policy {
 	void (*dump)(struct runtime *rt, FILE *f);
 };
 
-/* The registry (policies/registry.c). */
+/* The registry (policies/registry.c): the models (policy_table,
+ * policy_find), and apart the policies with no model (real_only: only
+ * the command line's --engine=real takes them), each table NULL-ended. */
 extern const struct policy *const policy_table[];
+extern const struct policy *const policy_real_only[];
 const struct policy *policy_find(const char *name);
+const struct policy *policy_find_real_only(const char *name);
 size_t policy_count(void);
 
 /* Resolved knob value by index, for policies' init. */

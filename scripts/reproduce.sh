@@ -576,6 +576,10 @@ elif kind == "models-vs-real":
     # counters per 1000 tasks beside the model's.
     def key(g):
         sm = " from=%d" % int(g.params.get("from", 0)) if g.workload == "spawn-many" else ""
+        if g.workload in ("nqueens", "fib"):
+            sm = " n=%d" % int(g.params.get("n", 0))
+        if g.workload == "open-loop":
+            sm = " load=%g" % float(g.params.get("load", 0))
         return (g.workload + sm, g.workers, g.policy)
     cells = {}
     for g in groups:
@@ -584,6 +588,8 @@ elif kind == "models-vs-real":
           "| runtime / model |")
     print("|---|---:|---|---|---:|---:|---:|")
     for k in sorted(cells, key=lambda k: (k[0], k[1], rank(k[2]))):
+        if k[0].startswith("open-loop"):
+            continue        # its own table below
         m, r = cells[k].get("threads"), cells[k].get("real")
         def cell(g):
             if g is None:
@@ -594,7 +600,8 @@ elif kind == "models-vs-real":
         rt = r.config.get("peer", {}) if r else {}
         print("| %s | %d | %s | %s | %s | %s | %s |" % (
             k[0], k[1], k[2], "%s %s" % (rt.get("runtime", "-"), rt.get("version", "")) if r else "-",
-            cell(m), cell(r), "%.2f" % ratio if ratio else "-"))
+            cell(m) if m or r.config.get("policy") != "tbb" else "(no model)", cell(r),
+            "%.2f" % ratio if ratio else "-"))
     print()
     print("Tokio's own counters (RuntimeMetrics; peers/README.md) beside the tokio-1.28 model's, "
           "per 1000 tasks (each counter summed over the measured trials over their tasks):")
@@ -611,6 +618,49 @@ elif kind == "models-vs-real":
             print("| %s | %d | %s | %s | %s | %s |" % (
                 k[0], k[1], name, sig(per[0]), sig(per[1]),
                 "%.2f" % (per[1] / per[0]) if per[0] else "-"))
+    # open-loop: each model's end-to-end latency (its histogram over the measured trials)
+    # beside its runtime's (the median over trials of each trial's percentile), and the go
+    # model's scheduling delay beside Go's own (/sched/latencies:seconds).
+    ol = sorted((k for k in cells if k[0].startswith("open-loop")
+                 and set(cells[k]) == {"threads", "real"}), key=lambda k: (k[0], rank(k[2])))
+    if ol:
+        def us(v):
+            return sig(v / 1000.0) if v is not None else "-"
+        def real_pct(g, name):
+            return hl.median([t.get("metrics", {}).get(name) for t in g.trials
+                              if t.get("metrics", {}).get(name) is not None])
+        print()
+        print("open-loop (S = 100 us, exponential, 2 workers, the same schedules): end-to-end "
+              "latency in us, from the intended arrival, and how late the requests were handed "
+              "to the scheduler (the model's workers poll the arrivals themselves; the "
+              "runtime's generator sleeps to each and spawns it; medians over trials):")
+        print()
+        print("| load | policy | model p50 | runtime p50 | model p99 | runtime p99 | runtime / model p99 "
+              "| delivery late p99, model | runtime |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for k in ol:
+            m, r = cells[k]["threads"], cells[k]["real"]
+            mp = [m.percentile(q, "end_to_end_ns") for q in (0.5, 0.99)]
+            rp = [real_pct(r, n) for n in ("latency_p50_ns", "latency_p99_ns")]
+            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                k[0].split("=")[1], k[2], us(mp[0]), us(rp[0]), us(mp[1]), us(rp[1]),
+                "%.2f" % (rp[1] / mp[1]) if mp[1] and rp[1] else "-",
+                us(real_pct(m, "late_p99_ns")), us(real_pct(r, "late_p99_ns"))))
+        print()
+        print("Scheduling delay in us: the go model's (its histogram, every schedule sampled) "
+              "beside Go's own (`/sched/latencies:seconds`, the upper bound of the bucket "
+              "holding each percentile, median over trials):")
+        print()
+        print("| load | model p50 | Go p50 | model p99 | Go p99 |")
+        print("|---|---:|---:|---:|---:|")
+        for k in ol:
+            if k[2] != "go":
+                continue
+            m, r = cells[k]["threads"], cells[k]["real"]
+            mp = [m.percentile(q, "sched_delay_ns") for q in (0.5, 0.99)]
+            rp = [real_pct(r, n) for n in ("sched_latency_p50_ns", "sched_latency_p99_ns")]
+            print("| %s | %s | %s | %s | %s |" % (k[0].split("=")[1], us(mp[0]), us(rp[0]),
+                                                  us(mp[1]), us(rp[1])))
 elif kind == "cpu-summary":
     # Part 7's README sentence: each policy's CPU per request at load 0.1, at its defaults
     # (a configuration whose label names no knob), per engine and worker count.
@@ -1145,28 +1195,50 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # 6. The models beside the real runtimes they model (peers/README.md): tokio-1.28, go and rayon
-# on the threads engine, and Tokio, Go and Rayon themselves (--engine=real), every policy's
-# trials of both interleaved per engine, fib and spawn-many (from a worker and from outside;
-# Go has no spawn from outside), 1 and 2 workers. Wall-clock runs: rerun with the threads engine.
+# on the threads engine, and Tokio, Go and Rayon themselves (--engine=real; oneTBB, no model,
+# beside them on fib and nqueens), every policy's trials of both interleaved per engine, fib,
+# nqueens and spawn-many (from a worker and from outside; Go has no spawn from outside), and
+# on Tokio and Go chained-spawn, yield-many and ping-pong, 1 and 2 workers; open-loop at loads
+# 0.5 and 0.9 on 2. Wall-clock runs: rerun with the threads engine.
 D=$REF/6-models-vs-real
 if want 6 threads; then
 begin "$D" "6. The models beside the real runtimes: tokio-1.28, go, rayon against Tokio, Go, Rayon"
 run "$D" scripts/peers.sh "$build"
 mkdir -p "$D/raw"
 for nw in 1 2; do
-	for wl in fib spawn-many spawn-many:from=1; do
+	# fib(27): Go's 2-worker fib(30) alone took 5 minutes of real runs on a loaded machine.
+	for wl in fib:n=27 nqueens:n=11 spawn-many spawn-many:from=1 chained-spawn yield-many ping-pong; do
 		args=(--workload="${wl%%:*}")
 		[ "$wl" = "${wl#*:}" ] || args+=(--param "${wl#*:}")
 		pol=tokio-1.28,go,rayon
 		[[ $wl = *from=1 ]] && pol=tokio-1.28,rayon
+		# The async shapes: Rayon (and oneTBB) have fork-join only.
+		[[ $wl = chained-spawn || $wl = yield-many || $wl = ping-pong ]] && pol=tokio-1.28,go
 		for eng in threads real; do
-			run "$D" "$H" --engine "$eng" --policy="$pol" "${args[@]}" --workers "$nw" \
+			# oneTBB, the runtime with no model, beside the others' runtimes on fork-join.
+			p=$pol
+			[[ $eng = real && ($wl = fib* || $wl = nqueens*) ]] && p+=,tbb
+			run "$D" "$H" --engine "$eng" --policy="$p" "${args[@]}" --workers "$nw" \
 				--trials 7 --warmup 1 --quiet --json "$D/raw/${wl//[:=]/-}-$eng-${nw}w.json"
 		done
 	done
 done
+# open-loop at loads 0.5 and 0.9 on 2 workers (S = 100 us, exponential): the models and the
+# runtimes on the same schedules, latency from the intended arrival; Go's own scheduling delay.
+for eng in threads real; do
+	run "$D" "$H" --engine "$eng" --policy=tokio-1.28,go --workload=open-loop --param load=0.5,0.9 \
+		--workers 2 --trials 5 --warmup 1 --quiet --json "$D/raw/open-loop-$eng-2w.json"
+done
 compress "$D/raw"
 run_to "$D" "$D/models-vs-real.md" scripts/reproduce.sh --table models-vs-real "$D/raw"
+# The sim's costs fitted to Tokio and Go (docs/sim.md, "Costs of a real runtime"): this
+# machine's calibration as the base, then each runtime's fit and its check at 2 workers on
+# sizes the fit was not made on.
+run "$D" "$H" --calibrate "$D/machine.costs"
+for pol in tokio-1.28 go; do
+	run_to "$D" "$D/${pol%-1.28}-real-fit.md" scripts/runtime_costs.py --policy "$pol" \
+		--harness "$H" --base "$D/machine.costs" --out "$D/${pol%-1.28}-real.costs" --check
+done
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -1603,15 +1675,28 @@ $(section "$REF/5-sim-vs-threads/sim-vs-threads.md")
 
 Each model with a real counterpart on the threads engine (\`tokio-1.28\`, \`go\`, \`rayon\`), and
 the runtime itself through its peer program (\`--engine=real\`, \`peers/README.md\`: Debian's
-Tokio 1.24, Go 1.19 and Rayon 1.6, built by \`scripts/peers.sh\`), 7 trials each, the three
-policies' trials interleaved in one process per engine: fib(30), every node a task, and
-spawn-many (10,000 tasks) from a worker and from outside (Go has no spawn from outside), at 1
-and 2 workers. Each cell is the median ns per task with its 95% interval; the ratio is the
+Tokio 1.24, Go 1.19 and Rayon 1.6, built by \`scripts/peers.sh\`; oneTBB 2021, \`tbb\`, has no
+model and stands beside them on fib and nqueens), 7 trials each, the policies' trials
+interleaved in one process per engine: fib(27) and nqueens(11), every node a task,
+spawn-many (10,000 tasks) from a worker and from outside (Go has no spawn from outside), and
+on Tokio and Go, which have async tasks, chained-spawn, yield-many and ping-pong, at 1 and 2
+workers; open-loop at loads 0.5 and 0.9 on 2 workers, 5 trials, the runtimes on the very
+schedules the models run. Each cell is the median ns per task with its 95% interval; the ratio is the
 runtime's over the model's: how much more a task costs in the runtime than in the model of
 its scheduler. Below, Tokio's own counters beside the model's, per 1000 tasks (Tokio's
 counts reach its metrics late: \`peers/README.md\`).
 
 $(section "$REF/6-models-vs-real/models-vs-real.md")
+
+The sim's costs fitted to each runtime by \`scripts/runtime_costs.py\` (\`docs/sim.md\`, "Costs of
+a real runtime"; the files \`tokio-real.costs\` and \`go-real.costs\`, on this machine's
+calibration \`machine.costs\`): spawn and poll to the 1-worker runs, the 2-worker lines'
+costs to the 2-worker runs, and the sim's 2-worker makespan over the runtime's on sizes the
+fit was not made on:
+
+$(section "$REF/6-models-vs-real/tokio-real-fit.md")
+
+$(section "$REF/6-models-vs-real/go-real-fit.md")
 
 ## 7. What each policy burns for its latency
 

@@ -124,13 +124,15 @@ class Catalog:
         for line in out.splitlines():
             if line.startswith("policies"):
                 section = "p"
+            elif line.startswith("real-only"):
+                section = "r"      # no model, no knobs, --engine=real only: not in all
             elif line.startswith("workloads"):
                 section = "w"
             elif re.match(r"^  \S", line) and " - " in line:
                 current = line.split(" - ", 1)[0].strip()
-                if section == "p":
+                if section in ("p", "r"):
                     self.knobs[current] = set()
-                    if "not in all]" not in line:
+                    if section == "p" and "not in all]" not in line:
                         self.in_all.append(current)
                 elif section == "w":
                     self.params[current] = set()

@@ -49,7 +49,7 @@ pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
 
 # Policies (not the test-only ones) and their knob ranges, from --list.
 list=$("${builds[0]}/harness" --list 2>&1)
-mapfile -t policies < <(awk '/^policies/ {p = 1; next} /^workloads/ {p = 0}
+mapfile -t policies < <(awk '/^policies/ {p = 1; next} /^real-only|^workloads/ {p = 0}
 	p && /^  [^ ]/ && !/\[kept for tests/ {print $1}' <<<"$list")
 knobs_of() {
 	awk -v pol="$1" '/^  [^ ]/ {cur = $1} /^    [^ ]/ && cur == pol {print $1, $2, $3, $4}' <<<"$list"

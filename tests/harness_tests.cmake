@@ -129,6 +129,13 @@ add_result_test(harness_real
                 $<TARGET_FILE:harness> $<TARGET_FILE:json_check>)
 set_tests_properties(harness_real PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
 
+# test_runtime_costs.sh: scripts/runtime_costs.py fits the sim's costs to a
+# fake runtime that reports the sim's own makespans at known costs.
+add_result_test(harness_runtime_costs
+                ${BASH_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_runtime_costs.sh
+                $<TARGET_FILE:harness>)
+set_tests_properties(harness_runtime_costs PROPERTIES TIMEOUT ${HARNESS_TEST_TIMEOUT})
+
 # test_outfile.sh: result files when things go wrong: six concurrent runs
 # without --json keep six results, a full disk leaves a result behind a
 # link whole, a replaced file keeps its mode, outputs the run refuses

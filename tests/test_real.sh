@@ -93,12 +93,25 @@ expect_refused() {	# MESSAGE-PART ARGS...
 	grep -q -- "$want" err || fail "$*: said $(cat err)"
 	[ "$(wc -l <err)" -eq 1 ] || fail "$*: more than one line: $(cat err)"
 }
-expect_refused "policy volt has no real runtime to run (--engine=real runs: tokio-1.28 (tokio), go (go), rayon (rayon))" \
+expect_refused "policy volt has no real runtime to run (--engine=real runs: tokio-1.28 (tokio), go (go), rayon (rayon), tbb (no model))" \
 	--engine=real --policy=volt --workload=fib
+# tbb has no model: the engines that run models refuse it.
+expect_refused "policy tbb has no model: it runs only with --engine=real" --policy=tbb --workload=fib
+expect_refused "policy tbb has no model: it runs only with --engine=real" --engine=sim --policy=tbb,volt \
+	--workload=fib
+expect_refused "policy tbb has no model: it runs only with --engine=real" --engine=threads \
+	--policy=volt,tbb --workload=fib
 expect_refused "the model's knobs do not reach it" --engine=real --policy=tokio-1.28 --workload=fib --set lifo_cap=0
 expect_refused "the model's knobs do not reach it" --engine=real --policy=tokio-1.28:lifo_cap=0 --workload=fib
-expect_refused "workload nqueens has no peer program yet" --engine=real --policy=tokio-1.28 --workload=nqueens
+expect_refused "workload uts has no peer program yet" --engine=real --policy=tokio-1.28 --workload=uts
 expect_refused "runs fib with cutoff=0 only" --engine=real --policy=tokio-1.28 --workload=fib --param cutoff=3
+expect_refused "runs nqueens with cutoff=0 only" --engine=real --policy=go --workload=nqueens --param cutoff=4
+expect_refused "workload chained-spawn under rayon: Rayon has no async tasks" --engine=real \
+	--policy=tokio-1.28,rayon --workload=chained-spawn
+expect_refused "workload ping-pong under tbb: oneTBB has no async tasks" --engine=real --policy=tbb \
+	--workload=ping-pong
+expect_refused "runs open-loop with io_us=0 only" --engine=real --policy=go --workload=open-loop \
+	--param io_us=50
 expect_refused "Go has no spawn from outside its workers" --engine=real --policy=go --workload=spawn-many --param from=1
 expect_refused "--pin does not apply to --engine=real" --engine=real --policy=tokio-1.28 --workload=fib --pin compact
 expect_refused "peer-rayon: No such file or directory (build the peers: scripts/peers.sh" \
@@ -106,21 +119,92 @@ expect_refused "peer-rayon: No such file or directory (build the peers: scripts/
 [ ! -s args ] || fail "a refused run started the peer"
 pass "bad input is refused with one line before any peer runs"
 
+# tbb, the policy with no model: --engine=real runs its peer beside a
+# model's runtime, and --list names it apart from the models, out of all.
+sed 's/tokio/tbb/g' peers/peer-tokio >peers/peer-tbb
+chmod +x peers/peer-tbb
+run --engine=real --policy=tbb,tokio-1.28 --workload=fib --param n=10 --workers 2 --trials 1 --quiet \
+	--json t.json || fail "tbb on the fake peer: exit $?"
+/usr/bin/python3 - t.tbb.json <<'EOF' || fail "tbb's result does not hold its peer's figures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["config"]
+assert c["policy"] == "tbb" and c["engine"] == "real", c
+assert c["peer"] == {"runtime": "tbb", "version": "9.9-test"}, c
+assert [t["makespan_ns"] for t in d["trials"]] == [2000000], d["trials"]
+EOF
+"$harness" --list >out 2>&1 || fail "--list: exit $?"
+/usr/bin/python3 - out <<'EOF' || fail "--list does not name tbb apart from the models"
+import sys
+text = open(sys.argv[1]).read()
+models, rest = text.split("\nreal-only policies", 1)
+assert "\n  tbb - " not in models, "tbb among the models"
+assert "\n  tbb - " in rest.split("\nworkloads")[0], rest
+EOF
+run --policy=all --workload=fib --check || fail "--policy=all --check: exit $?"
+grep -qw tbb out && fail "--policy=all selects tbb: $(cat out)"
+pass "tbb (no model) runs on --engine=real only, listed apart and not in all"
+
+# open-loop: the harness writes the schedule its models run for the peer
+# (--schedule FILE: "n warm", then "offset service" per request), removes
+# it after the trial, and keeps the peer's latency and Go's scheduling-delay
+# percentiles as the trial's metrics.
+cat >peers/peer-go <<'EOF'
+#!/bin/sh
+echo "$@" >>"$FAKE_ARGS"
+while [ $# -gt 0 ]; do [ "$1" = --schedule ] && cp "$2" "$FAKE_SCHED" && echo "$2" >"$FAKE_SCHED.path"; shift; done
+echo '{"peer":"go","runtime":"go","version":"go9.9","workload":"open-loop","workers":2,"params":{},"counters_available":true}'
+echo '{"trial":0,"warmup":false,"ns":3000000,"tasks":200,"verified":true,"cpu_user_ns":1,"cpu_sys_ns":1,"counters":{},"latency_ns":{"p50":1500,"p90":2000,"p99":4000,"p99_9":5000,"p99_99":6000},"latency_samples":150,"sched_latency_ns":{"p50":100,"p99":900},"late_ns":{"p50":20,"p99":70}}'
+EOF
+chmod +x peers/peer-go
+: >args
+FAKE_SCHED=$tmp/sched run --engine=real --policy=go --workload=open-loop --param requests=200 \
+	--param load=0.5 --param service_us=20 --workers 2 --trials 1 --warmup 0 --quiet --json ol.json ||
+	fail "open-loop on the fake peer: exit $?"
+grep -q -- "--workload open-loop --workers 2 --trials 1 --warmup 0 --param load=0.5 --param service_us=20 --schedule " args ||
+	fail "open-loop's peer arguments: $(cat args)"
+[ ! -e "$(cat "$tmp/sched.path")" ] || fail "the schedule file was left behind"
+/usr/bin/python3 - "$tmp/sched" ol.json <<'EOF' || fail "open-loop's schedule or percentiles"
+import json, sys
+nums = [int(x) for x in open(sys.argv[1]).read().split()]
+n, warm = nums[0], nums[1]
+off, svc = nums[2::2], nums[3::2]
+assert n == 200 and len(off) == len(svc) == 200 and 0 < warm < 100, (n, warm, len(off))
+assert off[0] == 0 and off == sorted(off), off[:5]
+# Exponential service of mean 20 us over 200 requests; the offered load 0.5
+# on 2 workers: the horizon (the last offset and its gap) is sum(svc) / 1.
+assert 10000 < sum(svc) / 200 < 30000, sum(svc) / 200
+assert off[-1] < sum(svc), (off[-1], sum(svc))
+d = json.load(open(sys.argv[2]))
+m = d["trials"][0]["metrics"]
+assert m["latency_p50_ns"] == 1500 and m["latency_p99_ns"] == 4000 and m["latency_p99_99_ns"] == 6000, m
+assert m["sched_latency_p50_ns"] == 100 and m["sched_latency_p99_ns"] == 900, m
+assert m["late_p50_ns"] == 20 and m["late_p99_ns"] == 70, m
+EOF
+pass "open-loop: the peer gets the models' schedule in a file removed after it, its percentiles are kept"
+
 # The real peers, when scripts/peers.sh has built them beside the harness.
 built=$(dirname "$harness")/peers
-if [ -x "$built/peer-tokio" ] && [ -x "$built/peer-go" ] && [ -x "$built/peer-rayon" ]; then
+if [ -x "$built/peer-tokio" ] && [ -x "$built/peer-go" ] && [ -x "$built/peer-rayon" ] &&
+	[ -x "$built/peer-tbb" ]; then
 	export HARNESS_PEERS=$built
-	for wl in "fib --param n=16" "spawn-many --param n=1000"; do
+	for wl in "fib --param n=16" "spawn-many --param n=1000" "nqueens --param n=8"; do
 		# shellcheck disable=SC2086 # the workload and its parameter
-		run --engine=real --policy=tokio-1.28,go,rayon --workload=$wl --workers 2 --trials 1 \
-			--warmup 0 --quiet --json "real.json" || fail "real peers, $wl: exit $?"
+		run --engine=real --policy=tokio-1.28,go,rayon,tbb --workload=$wl --workers 2 --trials 1 \
+			--warmup 0 --quiet --json "real-${wl%% *}.json" || fail "real peers, $wl: exit $?"
 	done
-	for f in real.*.json; do
+	for wl in "chained-spawn --param n=300" "yield-many --param tasks=20 --param yields=50" \
+		"ping-pong --param pairs=50" "open-loop --param requests=300 --param service_us=20"; do
+		# shellcheck disable=SC2086 # the workload and its parameters
+		run --engine=real --policy=tokio-1.28,go --workload=$wl --workers 2 --trials 1 \
+			--warmup 0 --quiet --json "real-${wl%% *}.json" || fail "real peers, $wl: exit $?"
+	done
+	for f in real-*.json; do
 		"$json_check" "$f" >/dev/null || fail "json_check on $f"
 	done
 	/usr/bin/python3 "$here/tests/validate_results.py" "$here/docs/result.schema.json" . >out 2>&1 ||
 		fail "the schema check on the real peers' results"
-	pass "fib and spawn-many on real Tokio, Go and Rayon give valid results"
+	pass "every shape on real Tokio and Go, the fork-join ones on Rayon and oneTBB, give valid results"
 else
 	echo "ok: (the real peers are not built: scripts/peers.sh builds them; skipped their runs)"
 fi

@@ -72,6 +72,67 @@ static uint64_t run_fib(tbb::task_arena &arena, const params &p, std::string &wh
 	return nodes;
 }
 
+// nqueens's known answers, N = 0..14 (workloads/nqueens.c).
+static const uint64_t nq_known[15] = { 0, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712,
+				       365596 };
+
+// The boards of the task tree, as workloads/nqueens.c counts them.
+static uint64_t nq_nodes(uint32_t full, uint32_t cols, uint32_t left, uint32_t right)
+{
+	uint64_t nodes = 1;
+	if (cols == full)
+		return nodes;
+	for (uint32_t free = full & ~(cols | left | right); free;) {
+		uint32_t bit = free & -free;
+		free ^= bit;
+		nodes += nq_nodes(full, cols | bit, (left | bit) << 1, (right | bit) >> 1);
+	}
+	return nodes;
+}
+
+// One board (every board a task, workloads/nqueens.c with cutoff 0): a
+// task_group with one task per free column of the next row, then a wait.
+static void nq(uint32_t full, uint32_t cols, uint32_t left, uint32_t right, uint64_t *sol,
+	       uint64_t *nodes)
+{
+	if (cols == full) {
+		*sol = *nodes = 1;
+		return;
+	}
+	uint64_t s[32] = { 0 }, c[32] = { 0 };
+	int k = 0;
+	tbb::task_group g;
+	for (uint32_t free = full & ~(cols | left | right); free; k++) {
+		uint32_t bit = free & -free;
+		free ^= bit;
+		g.run([=, &s, &c] { nq(full, cols | bit, (left | bit) << 1, (right | bit) >> 1, &s[k], &c[k]); });
+	}
+	g.wait();
+	*sol = 0;
+	*nodes = 1;
+	for (int j = 0; j < k; j++) {
+		*sol += s[j];
+		*nodes += c[j];
+	}
+}
+
+static uint64_t run_nqueens(tbb::task_arena &arena, const params &p, std::string &why)
+{
+	uint64_t n = p.at("n"), sol = 0, nodes = 0;
+	if (n < 1 || n > 14) {
+		why = "nqueens: n " + std::to_string(n) + " is not 1..14";
+		return 0;
+	}
+	uint32_t full = (1u << n) - 1;
+	arena.execute([&] { nq(full, 0, 0, 0, &sol, &nodes); });
+	if (sol != nq_known[n])
+		why = "nqueens(" + std::to_string(n) + ") = " + std::to_string(sol) + ", want " +
+		      std::to_string(nq_known[n]);
+	else if (nodes != nq_nodes(full, 0, 0, 0))
+		why = "nqueens(" + std::to_string(n) + ") polled " + std::to_string(nodes) + " boards";
+	return nodes;
+}
+
 static void spin(uint64_t ns)
 {
 	if (!ns)
@@ -165,8 +226,10 @@ int main(int argc, char **argv)
 		p = { { "n", 30 } };
 	else if (wl == "spawn-many")
 		p = { { "n", 10000 }, { "work_ns", 0 }, { "from", 0 } };
-	else
-		fail("no workload '" + wl + "' (valid: fib, spawn-many)");
+	else if (wl == "nqueens")
+		p = { { "n", 13 } };
+	else	// oneTBB has no async tasks: its fork-join shapes and spawn-many only
+		fail("no workload '" + wl + "' (valid: fib, spawn-many, nqueens)");
 	if (workers < 1 || workers > 1024 || trials < 1 || warmup < 0)
 		fail("bad --workers, --trials or --warmup");
 	for (auto &s : sets) {
@@ -196,7 +259,9 @@ int main(int argc, char **argv)
 		uint64_t u0, s0, u1, s1;
 		cpu_ns(&u0, &s0);
 		auto t0 = std::chrono::steady_clock::now();
-		uint64_t tasks = wl == "fib" ? run_fib(arena, p, why) : run_spawn_many(arena, p, why);
+		uint64_t tasks = wl == "fib"       ? run_fib(arena, p, why)
+				 : wl == "nqueens" ? run_nqueens(arena, p, why)
+						   : run_spawn_many(arena, p, why);
 		auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
 				  std::chrono::steady_clock::now() - t0)
 				  .count();

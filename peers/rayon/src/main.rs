@@ -5,7 +5,9 @@
 //! from inside the pool (from=0) or `ThreadPool::spawn` from the main thread
 //! (from=1). Speaks the peer protocol of peers/README.md.
 
-use peer_common::{check_fib, check_slots, cpu_ns, fail, param, parse_args, print_header, print_trial, spin, Params};
+use peer_common::{
+    check_fib, check_nqueens, check_slots, cpu_ns, fail, param, parse_args, print_header, print_trial, spin, Params,
+};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Instant;
@@ -24,6 +26,43 @@ fn run_fib(pool: &rayon::ThreadPool, p: &Params) -> (u64, Option<String>) {
     let n = param(p, "n");
     let (v, nodes) = pool.install(|| fib(n));
     (nodes, check_fib(n, v, nodes))
+}
+
+/// nqueens in Rayon's fork-join form (Rayon has no async tasks): a board
+/// spawns one scope task per free column of the next row, each adding its
+/// subtree's solutions and boards to the board's totals; the scope's end is
+/// the join. Returns (solutions, boards in the subtree).
+fn nq(full: u32, cols: u32, left: u32, right: u32) -> (u64, u64) {
+    if cols == full {
+        return (1, 1);
+    }
+    let sum = AtomicU64::new(0);
+    let nodes = AtomicU64::new(1);
+    let mut free = full & !(cols | left | right);
+    rayon::scope(|s| {
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            let (sum, nodes) = (&sum, &nodes);
+            s.spawn(move |_| {
+                let (x, c) = nq(full, cols | bit, (left | bit) << 1, (right | bit) >> 1);
+                // Relaxed: the scope's end orders these adds before the loads below.
+                sum.fetch_add(x, Ordering::Relaxed);
+                nodes.fetch_add(c, Ordering::Relaxed);
+            });
+        }
+    });
+    (sum.into_inner(), nodes.into_inner())
+}
+
+fn run_nqueens(pool: &rayon::ThreadPool, p: &Params) -> (u64, Option<String>) {
+    let n = param(p, "n");
+    if n == 0 || n > 14 {
+        return (0, check_nqueens(n, 0, 0));
+    }
+    let full = (1u32 << n) - 1;
+    let (sol, nodes) = pool.install(|| nq(full, 0, 0, 0));
+    (nodes, check_nqueens(n, sol, nodes))
 }
 
 fn run_spawn_many(pool: &rayon::ThreadPool, p: &Params) -> (u64, Option<String>) {
@@ -62,7 +101,8 @@ fn run_spawn_many(pool: &rayon::ThreadPool, p: &Params) -> (u64, Option<String>)
 }
 
 fn main() {
-    let a = parse_args("rayon");
+    // Rayon has no async tasks: its fork-join shapes and spawn-many only.
+    let a = parse_args("rayon", &["fib", "spawn-many", "nqueens"]);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.workers)
         .build()
@@ -73,6 +113,7 @@ fn main() {
         let t0 = Instant::now();
         let (tasks, why) = match a.workload.as_str() {
             "fib" => run_fib(&pool, &a.params),
+            "nqueens" => run_nqueens(&pool, &a.params),
             _ => run_spawn_many(&pool, &a.params),
         };
         let ns = t0.elapsed().as_nanos() as u64;

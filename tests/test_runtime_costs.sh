@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+#
+# test_runtime_costs.sh - scripts/runtime_costs.py, the sim's costs fitted
+# from a real runtime's runs (docs/sim.md, "Costs of a real runtime").
+#
+#   test_runtime_costs.sh HARNESS
+#
+# A fake peer (HARNESS_PEERS) reports, for fib and spawn-many at 1 and 2
+# workers, the makespans the sim itself gives at known costs (spawn 300,
+# poll 50, contended 500, lock_transfer 300): the fit must recover stage 1's
+# costs exactly (one worker: the sim is linear in them) and land stage 2 on
+# the 2-worker makespans, and the file it writes must give the sim those
+# makespans again. Bad input is refused with one line before any run.
+set -u
+testlib_name=test_runtime_costs
+. "$(dirname "$0")/testlib.sh"
+
+harness=${1:?usage: test_runtime_costs.sh HARNESS}
+here=$(cd "$(dirname "$0")/.." && pwd)
+script=$here/scripts/runtime_costs.py
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_runtime_costs.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+mkdir -p peers
+
+truth=(--set cost.spawn=300 --set cost.poll=50 --set cost.contended=500 --set cost.lock_transfer=300)
+sim_ns() {	# WORKLOAD N WORKERS [COSTS...]: the sim's makespan in ns
+	local wl=$1 n=$2 nw=$3
+	shift 3
+	"$harness" --engine=sim --policy=tokio-1.28 --workload="$wl" --param n="$n" --workers "$nw" \
+		--trials 1 --warmup 0 --quiet "$@" --json - |
+		/usr/bin/python3 -c 'import json, sys; print(int(json.load(sys.stdin)["median"]["makespan_ns"]))'
+}
+# The makespans the fake runtime reports: the sim's at the true costs, for the
+# fit's sizes (fib 12, spawn-many 2000) and the check's (fib 14, spawn-many 200).
+: >table
+for wl in "fib 12" "spawn-many 2000" "fib 14" "spawn-many 200"; do
+	for nw in 1 2; do
+		# shellcheck disable=SC2086 # the workload and its size
+		echo "$wl $nw $(sim_ns $wl $nw "${truth[@]}")" >>table || fail "the sim at the true costs"
+	done
+done
+export FAKE_TABLE=$tmp/table HARNESS_PEERS=$tmp/peers
+cat >peers/peer-tokio <<'PEER'
+#!/bin/sh
+# --workload W --workers N --trials 1 --warmup 1 --param n=K ...
+wl=$2 nw=$4
+n=$(echo "$@" | sed 's/.*--param n=\([0-9]*\).*/\1/')
+ns=$(awk -v w="$wl" -v n="$n" -v k="$nw" '$1 == w && $2 == n && $3 == k {print $4}' "$FAKE_TABLE")
+[ -n "$ns" ] || { echo "peer-tokio: no figure for $wl n=$n at $nw" >&2; exit 1; }
+tasks=$n
+[ "$wl" = fib ] && tasks=$(/usr/bin/python3 -c "a,b=0,1
+for _ in range($n + 1): a,b=b,a+b
+print(2*a-1)")
+echo '{"peer":"tokio","runtime":"tokio","version":"9.9-test","workload":"'"$wl"'","workers":'"$nw"',"params":{},"counters_available":false}'
+echo '{"trial":0,"warmup":true,"ns":1,"tasks":1,"verified":true,"cpu_user_ns":1,"cpu_sys_ns":0,"counters":{}}'
+echo '{"trial":1,"warmup":false,"ns":'"$ns"',"tasks":'"$tasks"',"verified":true,"cpu_user_ns":1,"cpu_sys_ns":0,"counters":{}}'
+PEER
+chmod +x peers/peer-tokio
+
+fit=(--policy tokio-1.28 --harness "$harness" --fib-n 12 --spawn-n 2000 --trials 1)
+/usr/bin/python3 "$script" "${fit[@]}" --out fitted.costs --check >out 2>err ||
+	fail "the fit: exit $?"
+grep -qx "spawn = 300" fitted.costs && grep -qx "poll = 50" fitted.costs ||
+	fail "stage 1 did not recover spawn 300 and poll 50: $(grep -E '^(spawn|poll) =' fitted.costs)"
+pass "stage 1 recovers the runtime's spawn and poll from its 1-worker runs"
+# Stage 2's two costs need not be the true ones (two may give the same two
+# makespans), but the written file must give the sim the 2-worker makespans
+# again, within the fit's 1%, and the check's sizes within 5%.
+/usr/bin/python3 - table <<PY || fail "the fitted file does not give the sim the runtime's makespans"
+import subprocess, json, sys
+for line in open(sys.argv[1]):
+    wl, n, nw, want = line.split()
+    got = subprocess.run(["$harness", "--engine=sim", "--policy=tokio-1.28", "--workload=" + wl,
+                          "--param", "n=" + n, "--workers", nw, "--trials", "1", "--warmup", "0",
+                          "--quiet", "--costs", "fitted.costs", "--json", "-"],
+                         capture_output=True, text=True, check=True).stdout
+    got = json.loads(got)["median"]["makespan_ns"]
+    tol = 0.01 if n in ("12", "2000") else 0.05
+    assert abs(got / int(want) - 1) <= tol, (wl, n, nw, got, want)
+PY
+grep -q '^| fib n=14 | 2 |' out && grep -q '^| spawn-many n=200 | 2 |' out ||
+	fail "--check printed no rows for the sizes it was not fitted on: $(cat out)"
+pass "the written file gives the sim the runtime's makespans at 1 and 2 workers, and --check runs other sizes"
+
+expect_refused() {	# MESSAGE-PART ARGS...
+	local want=$1
+	shift
+	/usr/bin/python3 "$script" "$@" >out 2>err && fail "accepted: $*"
+	[ $? -eq 2 ] || fail "not exit status 2: $*"
+	grep -q -- "$want" err || fail "$*: said $(cat err)"
+	[ "$(wc -l <err)" -eq 1 ] || fail "$*: more than one line: $(cat err)"
+}
+expect_refused "--policy rayon: no runtime fit for it" --policy rayon --out x.costs --harness "$harness"
+expect_refused "--harness nosuch: not an executable" --policy go --out x.costs --harness nosuch
+expect_refused "--base nosuch: no such file" --policy go --out x.costs --harness "$harness" --base nosuch
+expect_refused "--out nodir/x.costs: cannot write" --policy go --out nodir/x.costs --harness "$harness"
+[ ! -e x.costs ] || fail "a refused fit wrote its file"
+pass "bad input is refused with one line before any run"
+testlib_done
