@@ -1718,9 +1718,9 @@ $(section "$REF/7-cpu-vs-latency/cpu-summary.md")
 
 On 16 simulated workers rayon pays the most CPU for its tail: its workers search 32 rounds
 before they sleep, and at load 0.1 its CPU per request is 6.6 S against 1.1 to 1.2 S for the
-others (9.5 S with \`rounds_until_sleepy=128\`; 1.7 S with 0, for a p99 of 4.73 S instead of
-4.49 S). go's \`spin_cap\` at 1/16 spends 1.15 S per request at load 0.5 against its default's
-1.31 S, for the same p99. volt's and tokio's \`searcher_cap\` at 1/16 and 1, and volt's wake
+others (9.4 S with \`rounds_until_sleepy=128\`; 1.66 S with 0, for a p99 of 4.83 S instead of
+4.58 S). go's \`spin_cap\` at 1/16 spends 1.15 S per request at load 0.5 against its default's
+1.32 S, for the same p99. volt's and tokio's \`searcher_cap\` at 1/16 and 1, and volt's wake
 order, move neither figure by more than 2% at any load. On 2 threads of this shared machine
 the rows above load 0.1 measure the machine as much as the policies: their p99 reaches tens of
 S, and in several of them the CPU per request lies below S, as a compute that spins on the
