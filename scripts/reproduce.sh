@@ -1783,14 +1783,17 @@ worker and at P):
   \`wake_latency\` (5 us) after it is sent. Without the LIFO slot (\`lifo_cap=0\`) no worker
   parks and fib meets the bound (x0.99); with wakes that land at once (\`cost.wake_latency=0\`)
   the same 501 parks cost x1.03 (imbalanced at 256: 0.807 ms, 0.397 ms with wakes at once,
-  0.413 ms without the slot, against a bound of 0.394 ms). go (x1.05) and rayon never park
-  here (their thieves keep searching).
+  0.413 ms without the slot, against a bound of 0.394 ms). rayon never parks here (its
+  thieves keep searching).
+- *go at 128 and 256 workers* (fib x1.05, nqueens x1.06 at 256): a spawned child takes the
+  \`runnext\` slot, which thieves take only on their last pass, after a 3 us pause while the
+  victim runs (proc.go \`runqgrab\`); with \`runnext=0\` go's fib at 256 ends at 1.510 ms
+  against a bound of 1.519 ms (1.596 ms as is; wakes that land at once change nothing).
 - *The parking policies on sort at 16 and more workers* (volt x2.07 at 64, tokio x3.59 and go
   x4.83 at 256): sort's parallelism is 42, so a worker runs out of work at every merge and
   parks; each wake again costs 5 us, against T_1/P of 50 us at 64 workers. With wakes at once
   volt's sort at 64 drops from x2.07 to x1.14 (\`8-scaling/ablation.md\`); blumofe-leiserson,
-  which does not park, stays within, and rayon, whose workers sleep only after 32 rounds,
-  comes to x1.13 at 256.
+  which does not park, stays within.
 - *volt and the policies built on it on UTS medium at 32 and 64 workers* (x1.01 to x1.16):
   a full ring's overflow moves 128 tasks to the global queue taking its lock once per task,
   as Volt's push does, and at 64 workers those holds queue behind one another (66 thousand
@@ -1801,6 +1804,12 @@ worker and at P):
   lock held for no time it meets the bound.
 - *static-partition*: nothing moves once placed, so one worker runs the whole graph (speedup 1
   on fib, nqueens, UTS and sort; on imbalanced, the largest partition).
+- *Not explained yet*: UTS T3-small at 128 and 256 workers under tokio, tokio-1.28 and go
+  (x1.10 to x1.31; the root spawns its 2,000 children in one 2 ms poll: neither wakes that
+  land at once, nor tokio without its LIFO slot, nor steals of one task bring tokio's to the
+  bound, 3.38, 3.45 and 3.35 ms against 3.42 as is), rayon's sort at 128 and 256 (x1.01,
+  x1.13; wakes at once change nothing), rayon's imbalanced at 128 (x1.17) and
+  blumofe-leiserson's at 64 (x1.10).
 
 **Refused cells** (\`8-scaling/refused.md\`): the harness refuses a run below max(T_1/P,
 T_inf). None is, since the sim places what a step does at its time within the step

@@ -4,8 +4,8 @@
 # by scripts/reproduce.sh. Each raw*/commands.sh lists the harness command line of every run
 # of that sweep; each result file holds its own in provenance.command_line.
 set -e
-# The sim-engine results here were kept from an earlier invocation (README.md says when); this one reran the others.
-scripts/sweep.py run results/reference/1-imbalanced/grid.threads.json --out results/reference/1-imbalanced/raw --harness build/harness
+# The threads-engine results here were kept from an earlier invocation (README.md says when); this one reran the others.
+scripts/sweep.py run results/reference/1-imbalanced/grid.sim.json --out results/reference/1-imbalanced/raw --harness build/harness
 /usr/bin/python3 scripts/tables.py --metric utilization results/reference/1-imbalanced/raw > results/reference/1-imbalanced/utilization.md
 /usr/bin/python3 scripts/tables.py --format latex --metric utilization results/reference/1-imbalanced/raw > results/reference/1-imbalanced/utilization.tex
 scripts/reproduce.sh --table imbalanced results/reference/1-imbalanced/raw > results/reference/1-imbalanced/makespan.md
