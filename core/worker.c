@@ -209,13 +209,12 @@ static __attribute__((noinline)) void run_task_touched(struct worker *w, struct 
  * before the poll, which may free the task. Out of line: only the sim
  * comes here.
  */
-static __attribute__((noinline)) void run_task_spanned(struct worker *w, struct task *t)
+/* One poll of the sim's step: with the cache model, traced, or plain. The
+ * simulation engine charges each step by the counters it moved: the poll
+ * is counted now. */
+static inline __attribute__((always_inline)) void step_poll(struct worker *w, struct task *t)
 {
-	struct span_graph *g = w->rt->span;
-	struct task *parent = t->cont;
-	uint64_t done = w->st.completions;
-	span_poll_begin(g, w, t);
-	if (w->rt->touch_on) {
+	if (__builtin_expect(w->rt->touch_on, 0)) {
 		run_task_touched(w, t);
 	} else if (__builtin_expect(w->tracing, 0)) {
 		worker_run_task(w, t);	/* counts it itself */
@@ -224,6 +223,15 @@ static __attribute__((noinline)) void run_task_spanned(struct worker *w, struct 
 		run_task(w, t);
 		publish_progress(w);
 	}
+}
+
+static __attribute__((noinline)) void run_task_spanned(struct worker *w, struct task *t)
+{
+	struct span_graph *g = w->rt->span;
+	struct task *parent = t->cont;
+	uint64_t done = w->st.completions;
+	span_poll_begin(g, w, t);
+	step_poll(w, t);
 	span_poll_end(g, w, t, parent, w->st.completions != done);
 }
 
@@ -247,19 +255,10 @@ enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
 			const struct engine_ops *eo = w->rt->engine->ops;
 			if (eo->await_ready)
 				w->tick_t0 += eo->await_ready(w->rt->engine, w, t);
-			/* The simulation engine charges each step by the
-			 * counters it moved: count the poll now. */
-			if (w->rt->span) {
+			if (w->rt->span)
 				run_task_spanned(w, t);
-			} else if (__builtin_expect(w->rt->touch_on, 0)) {
-				run_task_touched(w, t);
-			} else if (__builtin_expect(w->tracing, 0)) {
-				worker_run_task(w, t);	/* counts it itself */
-			} else {
-				w->st.polls++;
-				run_task(w, t);
-				publish_progress(w);
-			}
+			else
+				step_poll(w, t);
 			w->tick_polls++;
 			return STEP_POLLED;
 		}
