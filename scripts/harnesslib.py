@@ -9,12 +9,16 @@ The API (stable: names and meanings do not change; new names may be added):
 
 Loading
     find_result_files(paths) -> [path]        *.json and *.json.gz under directories,
-                                             files as given
+                                             files as given; an archive DIR.tar.xz
+                                             (scripts/resultpack.py) as the directory
+                                             it holds: DIR.tar.xz/NAME.json
     is_result_name(name) -> bool              ends in .json or .json.gz
-    result_key(path) -> str                   the path without a trailing .gz (one
-                                             result, compressed or not)
+    result_key(path) -> str                   the path without a trailing .gz, and
+                                             DIR.tar.xz/ as DIR/ (one result, however
+                                             stored)
     read_json(path) -> object                 a JSON file, gzip-compressed or not (told by
-                                             its first bytes); OSError, ValueError
+                                             its first bytes), or an archive's member;
+                                             OSError, ValueError
     load(path) -> Result                      one file; ResultError if it is not a result
     load_all(paths, warn=sys.stderr) -> [Result]
         files named explicitly must be results (ResultError otherwise); JSON
@@ -136,6 +140,8 @@ import json
 import math
 import os
 import sys
+
+import resultpack  # noqa: E402  (beside this file: archives of raw results)
 
 SCHEMA = "harness-result"
 SCHEMA_VERSIONS = (1,)
@@ -911,30 +917,48 @@ def is_result_name(name):
 
 
 def result_key(path):
-    """One result's name whether it is stored compressed or not: the path
-    without a trailing .gz."""
-    return path[:-3] if path.endswith(".json.gz") else path
+    """One result's name however it is stored: the path without a trailing
+    .gz, and a result inside an archive (DIR.tar.xz/NAME.json) named as in
+    the directory the archive stands for (DIR/NAME.json)."""
+    path = path[:-3] if path.endswith(".json.gz") else path
+    sm = resultpack.split_member(path)
+    if sm:
+        path = os.path.join(sm[0][:-len(resultpack.SUFFIX)], *sm[1].split("/"))
+    return path
 
 
 def read_json(path):
     """The JSON document in a file, gzip-compressed or plain: told by the
     gzip magic bytes, not the name, so a renamed file still reads. Raises
     OSError (EOFError and gzip's BadGzipFile are OSError too) or ValueError
-    (not JSON, not UTF-8)."""
-    with open(path, "rb") as f:
-        head = f.read(2)
-        f.seek(0)
-        if head == b"\x1f\x8b":
-            with gzip.GzipFile(fileobj=f, mode="rb") as g:
-                data = g.read()
-        else:
+    (not JSON, not UTF-8). A path inside an archive (DIR.tar.xz/NAME.json,
+    scripts/resultpack.py) reads the member."""
+    if not os.path.exists(path) and resultpack.split_member(path):
+        data = resultpack.read_member(path)
+    else:
+        with open(path, "rb") as f:
             data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
     return json.loads(data.decode("utf-8"))
+
+
+def _archive_results(arch):
+    """The results inside an archive, as DIR.tar.xz/NAME.json paths (sorted)."""
+    try:
+        names = resultpack.members(arch)
+    except (OSError, EOFError, ValueError) as e:
+        raise ResultError("%s: not a readable archive (%s)" % (arch, e))
+    return [os.path.join(arch, *n.split("/")) for n in sorted(names)
+            if is_result_name(n.rsplit("/", 1)[-1])]
 
 
 def find_result_files(paths):
     """The *.json and *.json.gz files among `paths`: files as given,
-    directories walked recursively (sorted)."""
+    directories walked recursively (sorted). An archive (DIR.tar.xz,
+    scripts/resultpack.py), met in a walk or given, stands for the directory
+    it holds: its results are listed as DIR.tar.xz/NAME.json; so does DIR
+    itself when only DIR.tar.xz is on disk."""
     out = []
     for p in paths:
         if os.path.isdir(p):
@@ -943,6 +967,12 @@ def find_result_files(paths):
                 for f in sorted(files):
                     if is_result_name(f):
                         out.append(os.path.join(root, f))
+                    elif resultpack.is_archive_name(f):
+                        out.extend(_archive_results(os.path.join(root, f)))
+        elif resultpack.is_archive_name(p) and os.path.isfile(p):
+            out.extend(_archive_results(p))
+        elif resultpack.archive_for(p):
+            out.extend(_archive_results(resultpack.archive_for(p)))
         else:
             out.append(p)
     return out

@@ -145,6 +145,17 @@ H=$build/harness
 [ -x "$H" ] || { echo "reproduce: $H is not built (drop --no-setup)" >&2; exit 1; }
 parts=(1-imbalanced 2-zygos 3-tokio-shapes 4-ablation 5-sim-vs-threads 6-models-vs-real
        7-cpu-vs-latency)
+# A part's raw results are stored packed, one archive per raw directory (raw*.tar.xz,
+# scripts/resultpack.py); the parts this invocation reruns are unpacked first (their results
+# as NAME.json.gz, which --resume and --engines keep) and packed again at the end. An
+# interrupted invocation leaves them unpacked: --resume goes on from there.
+for i in 1 2 3 4 5 6 7 8; do
+	if want "$i" sim || want "$i" threads; then
+		for a in "$REF/$i"-*/raw*.tar.xz; do
+			if [ -e "$a" ]; then "$PY" scripts/resultpack.py unpack "$a"; fi
+		done
+	fi
+done
 # Without --resume every selected part starts afresh: all of it when both engines are rerun,
 # else the rerun engine's results only (the other's stay, as do their logs).
 if ((!resume)); then
@@ -773,9 +784,8 @@ rows = []
 for part in ("1-imbalanced", "2-zygos", "3-tokio-shapes", "4-ablation", "5-sim-vs-threads",
              "6-models-vs-real", "7-cpu-vs-latency", "8-scaling"):
     by = {}
-    for f in sorted(glob.glob(os.path.join(ref, part, "raw*", "*.json*"))):
-        if not hl.is_result_name(f):
-            continue
+    # raw*/ directories, or the archives that stand for them (raw*.tar.xz).
+    for f in hl.find_result_files(sorted(glob.glob(os.path.join(ref, part, "raw*")))):
         try:
             d = hl.read_json(f)
         except ValueError:
@@ -826,16 +836,14 @@ if first:
           first["kernel"], first["hostname"]))
 EOF
 }
-# plain: the parts whose raw results are still plain JSON (made before the compressed form and
-# not rebuilt since), as "; PART's are still plain JSON", or nothing.
-plain() {
-	local p out=()
-	for p in "${parts[@]}"; do
-		if compgen -G "$REF/$p/raw*/*.json" >/dev/null; then out+=("$p"); fi
-	done
-	((${#out[@]})) && printf "; %s's are still plain JSON, until a rebuild" "${out[*]}"
-	return 0
-}
+# The raw directories of the parts rerun, packed: raw*/ -> raw*.tar.xz.
+for i in 1 2 3 4 5 6 7 8; do
+	if want "$i" sim || want "$i" threads; then
+		for d in "$REF/$i"-*/raw*/; do
+			if [ -d "$d" ]; then "$PY" scripts/resultpack.py pack "${d%/}"; fi
+		done
+	fi
+done
 # section FILE: a table this reproduction made, or why there is none.
 section() {
 	if [ -f "$1" ]; then cat "$1"; else echo "(not made: this part was not run; see the table above)"; fi
@@ -854,11 +862,14 @@ $(prov)
   figures at 2 workers depend on it)
 $(if [ -f "$REF/NOTES.md" ]; then printf '\n'; cat "$REF/NOTES.md"; fi)
 
-Each directory holds the grid, the raw results with the harness logs (\`raw*/\`, one JSON file
-per run and policy, \`docs/results.md\`), the tables, the figures, and \`commands.sh\` with the
-commands that made them. The raw results are stored gzip-compressed (\`NAME.json.gz\`$(plain)): every
-script reads them as they are, and \`zcat FILE.json.gz | jq .\` shows one. Rerun everything with \`scripts/reproduce.sh\`; the simulated parts
-(sim engine) reproduce exactly, the threads-engine parts within their intervals.
+Each directory holds the grid, the raw results with the harness logs, the tables, the figures,
+and \`commands.sh\` with the commands that made them. The raw results (one JSON document per run
+and policy, \`docs/results.md\`) are stored packed, one archive per raw directory: \`raw.tar.xz\`
+stands for the directory \`raw/\` that the sweep wrote. Every script reads an archive as that
+directory (\`scripts/tables.py results/reference/1-imbalanced/raw\` works on a fresh clone), and
+\`scripts/resultpack.py list\`, \`cat\` and \`unpack\` open one by hand (so does
+\`tar -xOJf raw.tar.xz NAME.json | jq .\`). Rerun everything with \`scripts/reproduce.sh\`; the
+simulated parts (sim engine) reproduce exactly, the threads-engine parts within their intervals.
 
 ## 1. Imbalanced partitions: static partition against work stealing
 

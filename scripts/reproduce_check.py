@@ -44,18 +44,17 @@ C2C_RATIO = 1.5     # harness/noise.h NOISE_C2C_RATIO, when a result does not sa
 
 
 def files(root):
+    """{result key relative to root: document} of every result under root: plain,
+    gzip-compressed or inside an archive (raw.tar.xz stands for raw/), so that a
+    reproduction is matched with the reference however either stores it."""
     out = {}
-    for d, _, names in os.walk(root):
-        for n in names:
-            if not hl.is_result_name(n):
-                continue
-            p = os.path.join(d, n)
-            try:
-                doc = hl.read_json(p)
-            except (OSError, ValueError):
-                continue
-            if isinstance(doc, dict) and doc.get("schema") == "harness-result":
-                out[hl.result_key(os.path.relpath(p, root))] = doc
+    for p in hl.find_result_files([root]):
+        try:
+            doc = hl.read_json(p)
+        except (OSError, ValueError):
+            continue
+        if isinstance(doc, dict) and doc.get("schema") == "harness-result":
+            out[os.path.relpath(hl.result_key(p), root)] = doc
     return out
 
 

@@ -499,7 +499,9 @@ def run_one(out, rid, expect, cmd, tick=None):
     t0 = time.monotonic()
     with open(os.path.join(out, "logs", rid + ".out"), "w") as fo, \
             open(os.path.join(out, "logs", rid + ".err"), "w") as fe:
-        fo.write("# " + " ".join(shlex.quote(c) for c in cmd) + "\n")
+        # The command as a user at the working directory types it (no path of this machine).
+        fo.write("# " + " ".join(shlex.quote(typed_path(c) if os.path.isabs(c) else c)
+                                 for c in cmd) + "\n")
         fo.flush()
         try:
             _child = subprocess.Popen(cmd, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL)

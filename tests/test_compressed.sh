@@ -11,7 +11,10 @@
 # json_check, the schema check (tests/validate_results.py), harnesslib,
 # tables.py, plot.py and csv_summary.py, and gives the same figures as the
 # plain file; a sweep counts it as its run's result when it resumes;
-# reproduce.sh --check matches r.json.gz with r.json. The recorded command
+# reproduce.sh --check matches r.json.gz with r.json. A raw directory packed
+# into one archive (scripts/resultpack.py: raw/ -> raw.tar.xz, as
+# results/reference stores them) reads as the directory it stands for, packs
+# to the same bytes twice and unpacks to what it held. The recorded command
 # line names the program and paths under the working directory relative to
 # it. Small sim runs only: nothing here depends on the clock.
 set -u
@@ -109,6 +112,64 @@ cp plain/fib-volt-2w-sim.json ref/1-x/raw/
 grep -q "sim 1 identical, 0 different" out || fail "reproduce --check did not compare the pair"
 pass "reproduce.sh --check matches a compressed result with a plain one"
 
+# A raw directory packed into one archive reads as that directory.
+mkdir -p pk/raw/logs
+cp plain/fib-volt-2w-sim.json pk/raw/
+cp gz/fib-volt-2w-sim.json.gz pk/raw/fib-volt-2w-sim-b.json.gz
+printf '# bin/harness --policy=volt\n' >pk/raw/logs/a.out
+cp -r pk pk2
+"$py" "$here/scripts/resultpack.py" pack pk/raw >out 2>&1 || fail "resultpack pack: $(cat out)"
+[ -f pk/raw.tar.xz ] && [ ! -e pk/raw ] || fail "pack did not replace pk/raw with pk/raw.tar.xz"
+"$py" "$here/scripts/resultpack.py" pack pk2/raw >out 2>&1 || fail "resultpack pack (again)"
+cmp -s pk/raw.tar.xz pk2/raw.tar.xz || fail "the same directory packed to other bytes"
+"$py" - "$here/scripts" <<'EOF' || fail "harnesslib on an archive"
+import sys
+sys.path.insert(0, sys.argv[1])
+import harnesslib as hl
+want = ["pk/raw.tar.xz/fib-volt-2w-sim-b.json", "pk/raw.tar.xz/fib-volt-2w-sim.json"]
+for paths in (["pk"], ["pk/raw"], ["pk/raw/"], ["pk/raw.tar.xz"]):
+    got = hl.find_result_files(paths)
+    assert got == want, (paths, got)
+assert hl.result_key(want[1]) == "pk/raw/fib-volt-2w-sim.json", hl.result_key(want[1])
+plain = hl.load("plain/fib-volt-2w-sim.json").doc
+assert [r.doc for r in hl.load_all(["pk/raw"])] == [plain, plain]
+try:
+    hl.read_json("pk/raw.tar.xz/none.json")
+except OSError:
+    pass
+else:
+    raise AssertionError("a missing member read")
+EOF
+mkdir -p two
+cp plain/fib-volt-2w-sim.json two/
+cp plain/fib-volt-2w-sim.json two/fib-volt-2w-sim-b.json
+"$py" "$here/scripts/tables.py" --metric all pk/raw >pk.md 2>err || fail "tables.py on an archive"
+"$py" "$here/scripts/tables.py" --metric all two >two.md 2>err || fail "tables.py on two/"
+cmp -s pk.md two.md || fail "tables.py: the archive gives another table than the directory"
+grep -q volt pk.md || fail "tables.py: no volt row from the archive"
+"$py" "$here/scripts/plot.py" throughput -o pk.png pk >out 2>err || fail "plot.py on an archive"
+[ -s pk.png ] || fail "plot.py wrote no figure from the archive"
+"$py" "$here/tests/validate_results.py" "$here/docs/result.schema.json" pk >out 2>err ||
+	fail "validate_results on an archive: $(cat out err)"
+grep -q "2 valid" out || fail "validate_results did not find the archive's results: $(cat out)"
+mkdir -p newpk/1-x
+cp two/*.json ref/1-x/raw/
+cp pk/raw.tar.xz newpk/1-x/
+(cd "$here" && scripts/reproduce.sh --check "$tmp/newpk" --against "$tmp/ref") >out 2>&1 ||
+	fail "reproduce --check of an archive against a directory: exit $? $(cat out)"
+grep -q "sim 2 identical, 0 different" out || fail "reproduce --check did not match the archive: $(cat out)"
+"$py" "$here/scripts/resultpack.py" cat pk/raw.tar.xz fib-volt-2w-sim.json >cat.json 2>err ||
+	fail "resultpack cat"
+cmp -s cat.json plain/fib-volt-2w-sim.json || fail "resultpack cat gave other bytes than the packed file"
+"$py" "$here/scripts/resultpack.py" unpack pk/raw.tar.xz >out 2>&1 || fail "resultpack unpack: $(cat out)"
+[ ! -e pk/raw.tar.xz ] || fail "unpack left the archive"
+[ "$(cat pk/raw/logs/a.out)" = "# bin/harness --policy=volt" ] || fail "unpack: the log came out changed"
+cmp -s <(gzip -dc pk/raw/fib-volt-2w-sim.json.gz) plain/fib-volt-2w-sim.json ||
+	fail "unpack: the result came out changed"
+"$py" "$here/scripts/resultpack.py" pack pk/raw >out 2>&1 || fail "pack after unpack: $(cat out)"
+cmp -s pk/raw.tar.xz pk2/raw.tar.xz || fail "unpack then pack gave other bytes"
+pass "a packed raw directory (raw.tar.xz) reads as raw/ everywhere, packs reproducibly, unpacks whole"
+
 # A sweep counts NAME.json.gz as its run's result: a resumed sweep runs nothing.
 cat >grid.json <<'EOF'
 {"name": "gz", "policies": "volt", "workloads": "fib", "engines": "sim", "workers": 2,
@@ -125,6 +186,9 @@ grep -q "1 runs, 1 exist, 0 to run" out || fail "the resumed sweep did not count
 [ -z "$(find sw -maxdepth 1 -name '*.json')" ] || fail "the resumed sweep ran the run again"
 grep -q "^bin/harness .* --json sw/" sw/commands.sh ||
 	fail "sweep commands.sh: not as typed at the repository root: $(tail -1 sw/commands.sh)"
+head -qn1 sw/logs/*.out | grep -q "^# bin/harness .* --json sw/" ||
+	fail "sweep log: the command not as typed: $(head -qn1 sw/logs/*.out)"
+! grep -rqF "$tmp" sw || fail "the sweep's files name this machine's path $tmp"
 pass "a sweep resumes over compressed results; its commands.sh is as a user types it"
 
 testlib_done

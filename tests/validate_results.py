@@ -6,7 +6,8 @@ validator (Debian's python3-jsonschema).
     validate_results.py SCHEMA PATH...
 
 A PATH that is a file must be a valid result. A directory is walked for
-*.json and *.json.gz files (compressed results read as they are); those
+*.json and *.json.gz files (compressed results read as they are, and an
+archive DIR.tar.xz as the directory it holds, scripts/resultpack.py); those
 that are not results (a Chrome trace, a sweep grid: no "config", no
 "schema") are skipped. Prints one line per invalid file with
 every violation, and a summary; exits 0 if every result is valid, 1 if one
@@ -29,15 +30,16 @@ except ImportError:
 
 
 def candidates(paths):
+    """(path, named explicitly): results under directories (archives read as the
+    directories they stand for, scripts/resultpack.py), files as given."""
     for p in paths:
-        if os.path.isdir(p):
-            for root, dirs, files in os.walk(p):
-                dirs.sort()
-                for f in sorted(files):
-                    if hl.is_result_name(f):
-                        yield os.path.join(root, f), False
-        else:
-            yield p, True
+        if os.path.isdir(p) or p.endswith(".tar.xz") or not os.path.exists(p):
+            found = hl.find_result_files([p])
+            if found != [p]:
+                for f in found:
+                    yield f, False
+                continue
+        yield p, True
 
 
 def main(argv):
