@@ -933,6 +933,7 @@ def read_json(path):
     OSError (EOFError and gzip's BadGzipFile are OSError too) or ValueError
     (not JSON, not UTF-8). A path inside an archive (DIR.tar.xz/NAME.json,
     scripts/resultpack.py) reads the member."""
+    path = resultpack.resolve(path)
     if not os.path.exists(path) and resultpack.split_member(path):
         data = resultpack.read_member(path)
     else:
@@ -958,7 +959,8 @@ def find_result_files(paths):
     directories walked recursively (sorted). An archive (DIR.tar.xz,
     scripts/resultpack.py), met in a walk or given, stands for the directory
     it holds: its results are listed as DIR.tar.xz/NAME.json; so does DIR
-    itself when only DIR.tar.xz is on disk."""
+    itself when only DIR.tar.xz is on disk, and DIR/NAME.json(.gz) means
+    DIR.tar.xz/NAME.json."""
     out = []
     for p in paths:
         if os.path.isdir(p):
@@ -974,7 +976,7 @@ def find_result_files(paths):
         elif resultpack.archive_for(p):
             out.extend(_archive_results(resultpack.archive_for(p)))
         else:
-            out.append(p)
+            out.append(resultpack.resolve(p))
     return out
 
 
@@ -995,7 +997,7 @@ def load_all(paths, warn=sys.stderr):
     explicitly must be a result (ResultError otherwise); a JSON file inside a
     directory that is not a result is skipped, with a line on `warn` (None:
     silently)."""
-    explicit = set(p for p in paths if not os.path.isdir(p))
+    explicit = set(resultpack.resolve(p) for p in paths if not os.path.isdir(p))
     out = []
     for p in find_result_files(paths):
         try:

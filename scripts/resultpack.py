@@ -75,6 +75,24 @@ def archive_for(path):
     return None
 
 
+def resolve(path):
+    """A path into a directory that is stored packed, as the archive's member:
+    DIR/NAME.json or DIR/NAME.json.gz, with DIR not on disk and DIR.tar.xz on
+    it, is DIR.tar.xz/NAME.json (the name a result had before its directory
+    was packed still reads). Any other path as it is."""
+    if os.path.exists(path):
+        return path
+    parts = path.split(os.sep)
+    for i in range(len(parts) - 1, 0, -1):
+        d = os.sep.join(parts[:i])
+        if d and not os.path.exists(d) and os.path.isfile(d + SUFFIX):
+            rest = parts[i:]
+            if rest[-1].endswith(".json.gz"):
+                rest[-1] = rest[-1][:-3]
+            return os.sep.join([d + SUFFIX] + rest)
+    return path
+
+
 def read_member(path):
     """The bytes of DIR.tar.xz/NAME; OSError if there is no such member."""
     sm = split_member(path)

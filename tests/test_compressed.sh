@@ -131,6 +131,10 @@ for paths in (["pk"], ["pk/raw"], ["pk/raw/"], ["pk/raw.tar.xz"]):
     got = hl.find_result_files(paths)
     assert got == want, (paths, got)
 assert hl.result_key(want[1]) == "pk/raw/fib-volt-2w-sim.json", hl.result_key(want[1])
+# The names the results had before the directory was packed still read.
+for old, new in (("pk/raw/fib-volt-2w-sim-b.json.gz", want[0]), ("pk/raw/fib-volt-2w-sim.json", want[1])):
+    assert hl.find_result_files([old]) == [new], (old, hl.find_result_files([old]))
+    assert hl.load(old).doc == hl.load(new).doc
 plain = hl.load("plain/fib-volt-2w-sim.json").doc
 assert [r.doc for r in hl.load_all(["pk/raw"])] == [plain, plain]
 try:
