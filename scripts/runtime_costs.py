@@ -22,6 +22,12 @@ makespans in two stages, as `--calibrate` fits its own (docs/sim.md):
    sim (fib moves with the first, spawn-many, whose second worker takes the spawner's
    overflow from the global queue, with the second).
 
+The sim runs the model of the version measured: go against a Go before 1.21 as
+go[idle_precheck=1] (proc.go's wakep returned at once when no P was idle until 1.21; the go
+model's default follows 1.21 and later, which take sched.lock to look for one whenever nobody
+spins), other knobs with --model-set; the file's header names the variant, which is the one
+to run the file with.
+
 The other costs (queues, steals, parks, wakes) are the base table's: the built-in one, or a
 `--calibrate` file (`--base FILE`) measured on this machine, whose lines the written file
 keeps with the four fitted ones replaced. Stage 2 matches the 2-worker runs it is fitted on
@@ -32,6 +38,7 @@ over the runtime's. Bad input: one line on stderr, exit status 2, before any run
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -52,6 +59,12 @@ FITTED = STAGE1 + STAGE2
 def die(msg, code=2):
     sys.stderr.write("runtime_costs: %s\n" % msg)
     sys.exit(code)
+
+
+def go_before(version, release):
+    """Whether a Go version string (go1.19.8) is before release (1, 21)."""
+    m = re.search(r"go(\d+)\.(\d+)", version or "")
+    return bool(m) and (int(m.group(1)), int(m.group(2))) < release
 
 
 def run_harness(args, what):
@@ -76,10 +89,29 @@ class Fit:
         self.version = "%s %s" % (d["config"]["peer"]["runtime"], d["config"]["peer"]["version"])
         return float(d["median"]["makespan_ns"])
 
+    def knobs(self):
+        """The model's knobs for the runtime measured: --model-set's, and for go
+        against a Go before 1.21, idle_precheck=1 (proc.go wakep before 1.21
+        returns at once when no P is idle, sched.npidle == 0; from 1.21 it takes
+        sched.lock for pidlegetSpinning whenever nobody spins, the go model's
+        default). Unset until the first runtime run names the version."""
+        k = dict(self.o.model_set)
+        v = getattr(self, "version", "")
+        if self.o.policy == "go" and "idle_precheck" not in k and go_before(v, (1, 21)):
+            k["idle_precheck"] = "1"
+        return sorted(k.items())
+
+    def model(self):
+        """The model as a variant name: go[idle_precheck=1]."""
+        k = self.knobs()
+        return self.o.policy + ("[%s]" % ",".join("%s=%s" % kv for kv in k) if k else "")
+
     def sim(self, wl, params, workers, costs=None, sets=()):
         args = [self.o.harness, "--engine=sim", "--policy=" + self.o.policy,
                 "--workload=" + wl, "--workers", str(workers), "--trials", "1",
                 "--warmup", "0"] + params
+        for k, v in self.knobs():
+            args += ["--set", "%s=%s" % (k, v)]
         if costs:
             args += ["--costs", costs]
         for k, v in sets:
@@ -134,6 +166,9 @@ class Fit:
             return [self.sim(wl, params, 2, base, sets)[0] / t - 1
                     for (wl, params), t in zip(self.shapes, self.twos)]
         y = f(x)
+        # The sim is not smooth in these costs (a cost moves which worker takes what), so
+        # Newton's step can land worse: the best point met is the fit, never the last.
+        best = (max(abs(v) for v in y), x, y)
         for _ in range(12):
             if max(abs(v) for v in y) < 0.01:
                 break
@@ -162,6 +197,9 @@ class Fit:
                 xn = [max(0.0, (x[i] + xn[i]) / 2) for i in range(2)]
                 yn = f(xn)
             x, y = xn, yn
+            if max(abs(v) for v in y) < best[0]:
+                best = (max(abs(v) for v in y), x, y)
+        _, x, y = best
         for k, v in zip(STAGE2, x):
             self.fit[k] = round(max(v, 0))
         self.stage2 = y
@@ -170,7 +208,7 @@ class Fit:
         lines = ["# Sim costs fitted from a real runtime's runs by scripts/runtime_costs.py",
                  "# (docs/sim.md, \"Costs of a real runtime\").",
                  "# policy %s, runtime %s, made %s on %s" % (
-                     self.o.policy, self.version, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                     self.model(), self.version, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                      os.uname().nodename),
                  "# fitted: spawn and poll, to the runtime's median 1-worker makespans "
                  "(%d trials):" % self.o.trials]
@@ -223,9 +261,19 @@ def main():
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--fib-n", type=int, default=25)
     ap.add_argument("--spawn-n", type=int, default=100000)
+    ap.add_argument("--model-set", action="append", default=[], metavar="KNOB=VALUE",
+                    help="a knob of the model for every sim run (repeatable); go against a "
+                         "Go before 1.21 gets idle_precheck=1 unless given")
     ap.add_argument("--check", action="store_true",
                     help="then compare sim and runtime on sizes the fit was not made on")
     o = ap.parse_args()
+    sets = []
+    for kv in o.model_set:
+        k, eq, v = kv.partition("=")
+        if not eq or not k or not v or "cost." in k:
+            die("--model-set %s: not KNOB=VALUE (a knob of the policy, not a cost)" % kv)
+        sets.append((k, v))
+    o.model_set = sets
     if o.policy not in POLICIES:
         die("--policy %s: no runtime fit for it (valid: %s)" % (o.policy, ", ".join(POLICIES)))
     if not (os.path.isfile(o.harness) and os.access(o.harness, os.X_OK)):
@@ -234,6 +282,13 @@ def main():
         die("--base %s: no such file" % o.base)
     if not 1 <= o.trials <= 100 or not 2 <= o.fib_n <= 40 or not 1 <= o.spawn_n <= 10 ** 7:
         die("--trials 1..100, --fib-n 2..40, --spawn-n 1..10000000")
+    if sets:
+        chk = [o.harness, "--check", "--engine=sim", "--policy=" + o.policy, "--workload=fib"]
+        for k, v in sets:
+            chk += ["--set", "%s=%s" % (k, v)]
+        p = subprocess.run(chk, capture_output=True, text=True)
+        if p.returncode != 0:
+            die("--model-set: %s" % (p.stderr.strip().replace("harness: ", "") or "refused"))
     d = os.path.dirname(os.path.abspath(o.out))
     if not os.path.isdir(d) or not os.access(d, os.W_OK):
         die("--out %s: cannot write in %s" % (o.out, d))
@@ -241,7 +296,7 @@ def main():
     f.run()
     f.write(o.out)
     print("%s: %s (%s, %s)" % (o.out, ", ".join("%s = %d ns" % kv for kv in f.fit.items()),
-                               o.policy, f.version))
+                               f.model(), f.version))
     if o.check:
         print("| workload | workers | runtime makespan ms | sim makespan ms | sim / runtime |")
         print("|---|---:|---:|---:|---:|")

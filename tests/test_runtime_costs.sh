@@ -83,6 +83,33 @@ grep -q '^| fib n=14 | 2 |' out && grep -q '^| spawn-many n=200 | 2 |' out ||
 	fail "--check printed no rows for the sizes it was not fitted on: $(cat out)"
 pass "the written file gives the sim the runtime's makespans at 1 and 2 workers, and --check runs other sizes"
 
+# The model of the version measured: Go before 1.21 returns from wakep when no
+# P is idle (proc.go), the go model's idle_precheck=1; from 1.21 on, the default.
+# Every sim run of the fit gets the knobs (the harness's arguments captured).
+/usr/bin/python3 - "$here/scripts" "$harness" <<'PY' || fail "the go fit's model"
+import sys, types
+sys.path.insert(0, sys.argv[1])
+import runtime_costs as rc
+seen = []
+rc.run_harness = lambda args, what: seen.append(args) or {
+    "median": {"makespan_ns": 1e6}, "config": {"sim_costs_ns": {}}}
+for version, sets, want in (("go1.19.8", [], "go[idle_precheck=1]"), ("go1.21.0", [], "go"),
+                            ("go1.19.8", [("idle_precheck", "0")], "go[idle_precheck=0]")):
+    o = types.SimpleNamespace(policy="go", model_set=sets, harness=sys.argv[2])
+    f = rc.Fit.__new__(rc.Fit)
+    f.o, f.version = o, "go " + version
+    assert f.model() == want, (version, f.model())
+    seen.clear()
+    f.sim("fib", ["--param", "n=5"], 2)
+    knob = [a for a in seen[0] if "idle_precheck" in a]
+    assert knob == ([] if want == "go" else [want[3:-1]]), (version, seen[0])
+o = types.SimpleNamespace(policy="tokio-1.28", model_set=[], harness=sys.argv[2])
+f = rc.Fit.__new__(rc.Fit)
+f.o, f.version = o, "tokio 1.24"
+assert f.model() == "tokio-1.28"
+PY
+pass "go is fitted as the model of the Go measured (idle_precheck=1 before Go 1.21, --model-set over it)"
+
 expect_refused() {	# MESSAGE-PART ARGS...
 	local want=$1
 	shift
@@ -95,6 +122,10 @@ expect_refused "--policy rayon: no runtime fit for it" --policy rayon --out x.co
 expect_refused "--harness nosuch: not an executable" --policy go --out x.costs --harness nosuch
 expect_refused "--base nosuch: no such file" --policy go --out x.costs --harness "$harness" --base nosuch
 expect_refused "--out nodir/x.costs: cannot write" --policy go --out nodir/x.costs --harness "$harness"
+expect_refused "--model-set: unknown knob 'nosuch' for policy go" --policy go --out x.costs \
+	--harness "$harness" --model-set nosuch=1
+expect_refused "--model-set cost.poll=1: not KNOB=VALUE" --policy go --out x.costs \
+	--harness "$harness" --model-set cost.poll=1
 [ ! -e x.costs ] || fail "a refused fit wrote its file"
 pass "bad input is refused with one line before any run"
 testlib_done
