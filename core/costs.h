@@ -105,6 +105,13 @@ struct sim_costs {
 	 * inverted, so that the zeroed table is the causal one.
 	 */
 	bool acausal;
+	/*
+	 * `span = 0` (default 1): the sim records no span (trials[].span_ns
+	 * null, no check against it: docs/sim.md, "The span"), which it
+	 * otherwise records for every run at some cost in speed. Stored
+	 * inverted, as acausal is.
+	 */
+	bool no_span;
 	uint32_t npolicy;
 	struct sim_named_cost policies[SIM_WORK_MAX];
 };

@@ -78,10 +78,9 @@ struct span_graph *span_create(uint32_t nworkers)
 		return NULL;
 	g->nworkers = nworkers;
 	g->poll = calloc(nworkers, sizeof *g->poll);
-	g->inner = calloc(nworkers, sizeof *g->inner);
 	g->cap = REGIONS0;
 	g->regions = calloc(g->cap, sizeof *g->regions);
-	if (!g->poll || !g->inner || !g->regions) {
+	if (!g->poll || !g->regions) {
 		span_destroy(g);
 		return NULL;
 	}
@@ -96,19 +95,7 @@ void span_destroy(struct span_graph *g)
 		free(g->regions[i].shadow);
 	free(g->regions);
 	free(g->poll);
-	free(g->inner);
 	free(g);
-}
-
-/* A task handed to the policy by a worker (core/runtime.h): note its ready
- * time if a poll is in progress there, then hand it on. */
-static void span_sched_local(struct worker *w, struct task *t, enum sched_kind kind)
-{
-	struct span_graph *g = w->rt->span;
-	const struct span_poll *p = &g->poll[w->index];
-	if (p->on)
-		span_put(g, t, span_now(g, p, w), kind != SCHED_SPAWN);
-	g->inner[w->index](w, t, kind);
 }
 
 void span_start(struct span_graph *g, struct runtime *rt, uint64_t per_poll, uint64_t per_spawn)
@@ -125,10 +112,6 @@ void span_start(struct span_graph *g, struct runtime *rt, uint64_t per_poll, uin
 	g->end = 0;
 	memset(g->poll, 0, g->nworkers * sizeof *g->poll);
 	rt->span = g;
-	for (uint32_t i = 0; i < g->nworkers; i++) {
-		g->inner[i] = rt->workers[i].sched_local;
-		rt->workers[i].sched_local = span_sched_local;
-	}
 }
 
 bool span_result(const struct span_graph *g, uint64_t *out)

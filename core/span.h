@@ -32,13 +32,15 @@
  * T_P >= T_inf for a causal schedule.
  *
  * The sim engine keeps one span_graph per engine and turns it on for a run
- * (span_start); worker_step_poll, the sim's per-poll step, brackets each
- * poll with span_poll_begin and span_poll_end; spawns and wakes reach
- * span_sched_local through the worker's sched_local, which span_start
- * wraps. The threads engine and struct task are untouched: the ready times
- * live in shadow arrays beside the tasks' memory, a word per 64-byte
- * granule (span.c), cleared when its task completes (its block may be a new
- * task's next).
+ * (span_start) unless `--set cost.span=0` turns the recording off;
+ * worker_step_poll, the sim's per-poll step, brackets each poll with
+ * span_poll_begin and span_poll_end; spawns and wakes are noted
+ * (span_note) by the sim's own sched_local wrapper, the one that stamps
+ * their ready time (engine_sim.c sim_sched_local), so that a task handed
+ * to the policy goes through one wrapper, not two. The threads engine and
+ * struct task are untouched: the ready times live in shadow arrays beside
+ * the tasks' memory, a word per 64-byte granule (span.c), cleared when its
+ * task completes (its block may be a new task's next).
  */
 #ifndef HARNESS_CORE_SPAN_H
 #define HARNESS_CORE_SPAN_H
@@ -62,8 +64,6 @@ struct span_poll {
 	bool on;
 };
 
-typedef void (*span_sched_fn)(struct worker *w, struct task *t, enum sched_kind kind);
-
 struct span_graph {
 	struct span_region *regions;
 	uint64_t cap, count;		/* cap a power of 2, count <= cap / 2 */
@@ -71,7 +71,6 @@ struct span_graph {
 	uint64_t *last_shadow;
 	uint32_t nworkers;
 	struct span_poll *poll;		/* [nworkers] */
-	span_sched_fn *inner;		/* [nworkers]: the sched_local wrapped */
 	uint64_t per_poll, per_spawn;	/* each poll's and each spawn's charge */
 	uint64_t end;			/* T_inf, once ended */
 	bool ended;
@@ -82,9 +81,8 @@ struct span_graph {
 struct span_graph *span_create(uint32_t nworkers);
 void span_destroy(struct span_graph *g);
 /*
- * Turn the graph on for a run of rt (before its first step, after any other
- * wrap of the workers' sched_local): an empty table, rt->span set, every
- * worker's sched_local wrapped. per_poll and per_spawn are the charges
+ * Turn the graph on for a run of rt (before its first step): an empty
+ * table, rt->span set (the sim engine clears it after the run). per_poll and per_spawn are the charges
  * above (modulo 2^64: a negative poll.NAME is stored two's complement, and
  * a poll's whole charge is never negative).
  */
@@ -148,6 +146,18 @@ static inline uint64_t span_now(const struct span_graph *g, const struct span_po
 {
 	return p->start + g->per_poll + (w->st.spawns - p->spawns0) * g->per_spawn +
 	       (w->compute_ns - p->compute0);
+}
+
+/* A task handed to the policy by w (a spawn, a wake, a re-schedule: the
+ * sim's sched_local): its ready time, if a poll is in progress there, is
+ * the time within that poll; a spawn's is set, a wake's the later of it
+ * and the one it has (its other children's arrivals). */
+static inline void span_note(struct span_graph *g, struct worker *w, struct task *t,
+			     enum sched_kind kind)
+{
+	const struct span_poll *p = &g->poll[w->index];
+	if (p->on)
+		span_put(g, t, span_now(g, p, w), kind != SCHED_SPAWN);
 }
 
 static inline void span_poll_end(struct span_graph *g, struct worker *w, struct task *t,

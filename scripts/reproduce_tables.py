@@ -690,9 +690,21 @@ elif kind == "work-span":
 elif kind == "work-span-ablation":
     # Per configuration (its knobs and costs): T_P against the greedy bound T_1/P + T_inf at
     # every worker count above 1, T_1 its own 1-worker run, with the counters that say why.
+    # Labelled within each policy and workload by what varies there (a knob, a cost, a
+    # parameter), so that an ablation's row names its one change and not every cost that
+    # differs anywhere in the grid; a configuration run twice at 1 worker is one.
     ign = hl.CONFIG_IGNORE + ("workers",)
-    ones = [r for r in results if r.workers == 1]
-    name = {hl.config_key(r, ign): lab for r, lab in zip(ones, hl.labels(ones, exclude=ign))}
+    uniq = {}
+    for r in results:
+        if r.workers == 1:
+            uniq.setdefault(hl.config_key(r, ign), r)
+    grouped = {}
+    for k, r in uniq.items():
+        grouped.setdefault((r.policy, r.workload), []).append((k, r))
+    name = {}
+    for grp in grouped.values():
+        labs = hl.labels([r for _, r in grp], exclude=ign, always=("policy", "workload"))
+        name.update((k, lab) for (k, _), lab in zip(grp, labs))
     by = {}
     for r in results:
         by.setdefault(name.get(hl.config_key(r, ign), r.policy), {})[r.workers] = r

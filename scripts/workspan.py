@@ -5,8 +5,11 @@ tables.py (--metric work-span) and plot.py (normalized-speedup).
 For each fork-join workload (a workload and its parameters) and policy:
 
     T_S        the sequential baseline (threads engine: the driver's baseline, median)
-    T_1        the makespan on one worker (threads and sim, medians)
-    T_1/T_S    the work overhead c_1 (threads)
+    T_1        the makespan on one worker (threads and sim, medians; and the sim with
+               the costs of a calibration on the machine, `--costs`, whose result names
+               the file in config.sim_costs_file)
+    T_1/T_S    the work overhead c_1 (threads, and the calibrated sim's T_1 over the
+               threads T_S)
     T_inf      the span of the task graph the sim ran (trials[].span_ns, docs/sim.md
                "The span"; the same for every policy and worker count of one graph)
     T_1/T_inf  the parallelism (sim)
@@ -55,6 +58,7 @@ class Cell:
         self.ts = self.t1_threads = None
         self.threads = {}       # P -> median makespan (ns)
         self.sim = {}           # P -> median makespan (ns)
+        self.t1_cal = None      # the calibrated sim's T_1 (ns)
         self.spans = set()      # every trial's span_ns
 
     @property
@@ -92,7 +96,12 @@ def collect(results):
         cells = out.setdefault((workload_key(r), label), {})
         c = cells.setdefault(r.policy, Cell(label, r.policy))
         tp = g.median("makespan_ns")
-        if r.engine == "sim":
+        if r.engine == "sim" and r.config.get("sim_costs_file"):
+            # The calibrated sim: T_1 beside the threads engine's, outside the
+            # scaling cells (its costs are not the default table's).
+            if r.workers == 1:
+                c.t1_cal = tp
+        elif r.engine == "sim":
             c.sim[r.workers] = tp
             for res in g.results:
                 for t in res.trials:
@@ -165,7 +174,7 @@ def table_md(data):
         lines.append("### %s" % label)
         lines.append("")
         head = ["policy", "T_S ms (threads)", "T_1 ms (threads)", "T_1/T_S (threads)",
-                "T_2 ms (threads)", "speedup at 2 (threads)", "T_1 ms (sim)", "T_inf us (sim)",
+                "T_1 ms (calibrated sim)", "T_1/T_S (calibrated sim)", "T_2 ms (threads)", "speedup at 2 (threads)", "T_1 ms (sim)", "T_inf us (sim)",
                 "T_1/T_inf"] + ["P=%d" % p for p in ps]
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|---|" + "---:|" * (len(head) - 1))
@@ -173,6 +182,7 @@ def table_md(data):
             c = cells[pol]
             t1t, t2t = c.threads.get(1), c.threads.get(2)
             row = [pol, _ms(c.ts), _ms(t1t), _r(t1t / c.ts if t1t and c.ts else None),
+                   _ms(c.t1_cal), _r(c.t1_cal / c.ts if c.t1_cal and c.ts else None),
                    _ms(t2t), _r(t1t / t2t if t1t and t2t else None), _ms(c.t1_sim),
                    _us(c.tinf), _r(c.t1_sim / c.tinf if c.t1_sim and c.tinf else None, 4)]
             for p in ps:
@@ -190,7 +200,11 @@ def table_md(data):
                  "the greedy bound T_1/P + T_inf. Every cell meets the lower side "
                  "max(T_1/P, T_inf): the harness refuses a run below it. An empty cell was not "
                  "run (volt, the policies built on it and blumofe-leiserson take at most 64 "
-                 "workers) or was refused.")
+                 "workers) or was refused. The calibrated sim's T_1 is the 1-worker sim with "
+                 "`--costs` from a calibration on the machine of the threads runs (its "
+                 "mechanisms' costs and each workload's work per poll), where the other sim "
+                 "columns take the default cost table and 1 us of work per poll (imbalanced: "
+                 "its declared compute).")
     lines.append("")
     lines.append("### Fit per policy: T_P = c_w T_1/P + c_inf T_inf (sim, P >= 2)")
     lines.append("")

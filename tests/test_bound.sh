@@ -58,6 +58,24 @@ refused "sim rayon fib(5) on 64 workers below its span" \
 	'^harness: policy rayon, 64 workers: makespan 0\.000 us is below the span T_inf 0\.260 us of the task graph it ran; result refused$' \
 	--engine=sim --policy=rayon --workers 64 --set cost.causal=0 --workload=fib --param n=5 \
 	--trials 1 --warmup 0 --no-baseline --quiet
+# With the span's recording off (cost.span=0, core/costs.h) a run has no span:
+# no trials[].span_ns, nothing checked against it. And the recording changes
+# nothing of a schedule: tokio's fib(15) on 8 workers ends at the same virtual
+# times with it and without it.
+for sw in 1 0; do
+	"$harness" --engine=sim --policy=tokio --workers 8 --workload=fib --param n=15 \
+		--set cost.span=$sw --trials 2 --warmup 0 --no-baseline --quiet \
+		--json "$tmp/span$sw.json" >"$tmp/out" 2>"$tmp/err" || fail "span $sw: exit status $?"
+done
+"$py" - "$tmp/span1.json" "$tmp/span0.json" >"$tmp/out" 2>&1 <<'PY' || fail "span on/off: $(cat "$tmp/out")"
+import json, sys
+on, off = (json.load(open(f))["trials"] for f in sys.argv[1:3])
+assert all(t["span_ns"] > 0 for t in on), "no span with the recording on"
+assert all("span_ns" not in t for t in off), "a span with cost.span=0"
+a, b = ([t["makespan_ns"] for t in x] for x in (on, off))
+assert a == b, (a, b)
+PY
+pass "sim: cost.span=0 records no span, and the recording leaves the schedule as it is"
 # Several policies in one run: one below its bound refuses the run, and no
 # policy's file is written.
 refused "sim volt,rayon: the run refused" '^harness: policy rayon, 4 workers: makespan' \
