@@ -35,6 +35,10 @@
  *   park                    the same parker sharing CPU 1 with a thread
  *                           that yields in a loop: the time from the start
  *                           of its park to that thread getting the CPU
+ *   wake_return,            the parker's own CPU clock over a sleep that
+ *   timeout_return          an unpark ends (CPU 1 idle meanwhile) and over
+ *                           one that its timeout ends, less park: the
+ *                           sleeper's way back from the kernel
  *   cold_start,             256 task-sized blocks written on CPU 0, read
  *   line_transfer           and written (or added to) on CPU 1, less the
  *                           same touches again

@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include "calibrate_impl.h"
 
+#include <sys/prctl.h>
+
 /* ---- steals between two CPUs ---- */
 
 enum { STEAL_KINDS = 3 };
@@ -140,6 +142,17 @@ out:
  *     when it gets the CPU back after the parker went to sleep: park is
  *     the time from the start of the parker's park to that moment (its
  *     protocol, the futex wait's way into the kernel, the switch away).
+ *  3. The observer gone, the parker parks with a timeout of PARK_SETTLE_NS
+ *     and nobody unparks it, as a worker that sleeps until its next timer.
+ *
+ * In phases 1 and 3 the parker also reads its own CPU clock
+ * (CLOCK_THREAD_CPUTIME_ID, the clock the threads engine's CPU split
+ * reads) before and after each park: the CPU a sleep costs the sleeper,
+ * its way in and its way back from the kernel. wake_return (phase 1) and
+ * timeout_return (phase 3) are that, less park (the way in) and one
+ * reading of that clock: the way back, which on threads lies inside the
+ * wake latency and which the sim therefore charges as CPU inside the
+ * sleep (core/engine_sim.c, sim_wake_cpu).
  */
 struct park_bench {
 	CACHE_ALIGNED _Atomic uint32_t state;	/* the parker word */
@@ -149,19 +162,75 @@ struct park_bench {
 	_Atomic int tid;
 	CACHE_ALIGNED _Atomic uint64_t other_ran;	/* observer: got the CPU (0: not yet) */
 	_Atomic bool stop;
+	_Atomic bool timed;		/* waker -> parker: phase 3 may start */
+	/* [3 * rounds], phases 1 and 3: the parker's CPU over each park, ns,
+	 * written before its release of `woke`, read after the acquire. */
+	double *sleep_cpu;
+	double cpu_read;		/* one read of the thread CPU clock, ns */
 	struct cal *c;
 	uint32_t rounds;
 	int cpu;
 	bool pinned, observer_pinned;
 };
 
+/* This thread's CPU clock (a system call, not the vDSO), ns. */
+static uint64_t thread_cpu(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Phase 3's park: the threads engine's te_park with a timeout that runs
+ * out (nobody unparks), then its withdrawal PARKED -> EMPTY. */
+static void park_timed(struct park_bench *pb)
+{
+	uint32_t expect = P_EMPTY;
+	CHECK(atomic_compare_exchange_strong_explicit(&pb->state, &expect, P_PARKED,
+						      memory_order_acquire, memory_order_acquire));
+	uint64_t deadline = now(pb->c) + PARK_SETTLE_NS, t;
+	while ((t = now(pb->c)) < deadline) {
+		uint64_t left = deadline - t;
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)left };
+		syscall(SYS_futex, (uint32_t *)&pb->state, FUTEX_WAIT_PRIVATE, P_PARKED, &ts, NULL, 0);
+	}
+	expect = P_PARKED;
+	CHECK(atomic_compare_exchange_strong_explicit(&pb->state, &expect, P_EMPTY,
+						      memory_order_acquire, memory_order_acquire));
+}
+
 static void *parker_main(void *arg)
 {
 	struct park_bench *pb = arg;
 	pb->pinned = pb->cpu < 0 || pin(pb->cpu) == 0;
+	/* As the threads engine's workers: their timed parks end on time. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	{
+		enum { READS = 64 };
+		uint64_t t0 = thread_cpu();
+		for (int i = 0; i < READS; i++)
+			(void)thread_cpu();
+		pb->cpu_read = (double)(thread_cpu() - t0) / (READS + 1);
+	}
 	atomic_store_explicit(&pb->tid, (int)syscall(SYS_gettid), memory_order_release);
-	for (uint32_t r = 1; r <= 2 * pb->rounds; r++) {
+	for (uint32_t r = 1; r <= 3 * pb->rounds; r++) {
+		if (r == 2 * pb->rounds + 1) {
+			/* Phase 3 once the observer has left this CPU. */
+			uint32_t spins = 0;
+			while (!atomic_load_explicit(&pb->timed, memory_order_acquire))
+				relax(&spins);
+		}
+		if (r > 2 * pb->rounds) {
+			uint64_t c0 = thread_cpu();
+			park_timed(pb);
+			pb->sleep_cpu[r - 1] = (double)(thread_cpu() - c0);
+			/* Release: sleep_cpu[r - 1] before the waker reads it. */
+			atomic_store_explicit(&pb->woke, r, memory_order_release);
+			continue;
+		}
 		atomic_store_explicit(&pb->other_ran, 0, memory_order_relaxed);
+		uint64_t c0 = thread_cpu();
 		atomic_store_explicit(&pb->park_at, now_fenced(pb->c), memory_order_relaxed);
 		/* The threads engine's park: consume a permit if there is one
 		 * (there never is here: the waker unparks only once it has
@@ -180,6 +249,7 @@ static void *parker_main(void *arg)
 		while (atomic_load_explicit(&pb->state, memory_order_acquire) == P_PARKED)
 			futex(&pb->state, FUTEX_WAIT_PRIVATE, P_PARKED);
 		uint64_t ran = now_fenced(pb->c);
+		pb->sleep_cpu[r - 1] = (double)(thread_cpu() - c0);
 		atomic_store_explicit(&pb->state, P_EMPTY, memory_order_relaxed);
 		atomic_store_explicit(&pb->woke_at, ran, memory_order_relaxed);
 		/* Release: woke_at and the EMPTY state before the waker's next
@@ -252,8 +322,9 @@ int bench_park(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int cpu_pa
 	struct park_bench *pb = aligned_alloc(CACHE_LINE, sizeof *pb);
 	double *notify = calloc(n, sizeof *notify), *lat = calloc(n, sizeof *lat);
 	double *park = calloc(n, sizeof *park), *busy = calloc(n, sizeof *busy);
+	double *cpu = calloc(3 * (size_t)n, sizeof *cpu);
 	int rc = 0;
-	if (!pb || !notify || !lat || !park || !busy) {
+	if (!pb || !notify || !lat || !park || !busy || !cpu) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -263,6 +334,8 @@ int bench_park(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int cpu_pa
 	atomic_init(&pb->tid, 0);
 	atomic_init(&pb->other_ran, 0);
 	atomic_init(&pb->stop, false);
+	atomic_init(&pb->timed, false);
+	pb->sleep_cpu = cpu;
 	pb->c = c;
 	pb->rounds = n;
 	pb->cpu = cpu_parker;
@@ -333,6 +406,12 @@ int bench_park(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int cpu_pa
 	atomic_store_explicit(&pb->stop, true, memory_order_relaxed);
 	if (rc == 0)
 		pthread_join(observer, NULL);
+	/* Phase 3: timed parks that run out. Release pairs with the parker's
+	 * acquire: it starts once the observer has gone. */
+	atomic_store_explicit(&pb->timed, true, memory_order_release);
+	/* The parker runs its rounds on its own: wait for the last (its
+	 * release orders every sleep_cpu before it). */
+	wait_woke(pb, 3 * n);
 	end_peer(parker, &old);
 	if (rc)
 		goto out;
@@ -340,9 +419,15 @@ int bench_park(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int cpu_pa
 	ns->notify = median(notify, n);
 	ns->wake_latency = median(lat, n);
 	ns->park = m ? median(park, m) : 0;
+	/* The parker's CPU over a sleep, less its way in and a clock read:
+	 * woken (phase 1), timed out (phase 3). */
+	double woken_cpu = median(cpu, n), timed_cpu = median(cpu + 2 * (size_t)n, n);
+	ns->wake_return = woken_cpu - ns->park - pb->cpu_read;
+	ns->timeout_return = timed_cpu - ns->park - pb->cpu_read;
 	say(c, "parker across CPUs: notify %.0f ns, wake latency %.0f ns (idle CPU; %.0f ns to a "
-	    "busy one), park %.0f ns%s%s", ns->notify, ns->wake_latency,
-	    median(busy, n), ns->park,
+	    "busy one), park %.0f ns; the parker's CPU over a sleep %.0f ns woken, %.0f ns timed "
+	    "out (a CPU clock read %.0f ns)%s%s", ns->notify, ns->wake_latency,
+	    median(busy, n), ns->park, woken_cpu, timed_cpu, pb->cpu_read,
 	    not_asleep ? "; the parker did not always show as asleep" : "",
 	    lost ? "; some parks went unobserved" : "");
 out:
@@ -351,6 +436,7 @@ out:
 	free(lat);
 	free(park);
 	free(busy);
+	free(cpu);
 	return rc;
 }
 
