@@ -183,7 +183,9 @@ static uint64_t thread_cpu(void)
 }
 
 /* Phase 3's park: the threads engine's te_park with a timeout that runs
- * out (nobody unparks), then its withdrawal PARKED -> EMPTY. */
+ * out (nobody unparks), then its withdrawal PARKED -> EMPTY. Nobody else
+ * writes the word in this phase, so no race is closed here: the CASes and
+ * their orderings are te_park's, replayed for their cost. */
 static void park_timed(struct park_bench *pb)
 {
 	uint32_t expect = P_EMPTY;
@@ -216,7 +218,9 @@ static void *parker_main(void *arg)
 	atomic_store_explicit(&pb->tid, (int)syscall(SYS_gettid), memory_order_release);
 	for (uint32_t r = 1; r <= 3 * pb->rounds; r++) {
 		if (r == 2 * pb->rounds + 1) {
-			/* Phase 3 once the observer has left this CPU. */
+			/* Phase 3 once the observer has left this CPU: the
+			 * acquire pairs with the waker's release of `timed`,
+			 * made after it joined the observer. */
 			uint32_t spins = 0;
 			while (!atomic_load_explicit(&pb->timed, memory_order_acquire))
 				relax(&spins);
