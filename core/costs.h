@@ -8,6 +8,14 @@
  * The defaults are round figures of the order measured on a current x86
  * core (`harness --calibrate` measures them on this machine); --set
  * cost.NAME=ns overrides one, --costs FILE loads a file of NAME = ns lines.
+ *
+ * wake_return and timeout_return are CPU, not time: a sleeping worker's way
+ * back from the kernel (the switch in, the futex wait's return) once it is
+ * woken or its park times out. The sim takes them out of the end of the
+ * sleep (as much of it as there was) and counts them as the kernel's CPU,
+ * so they move no clock and no makespan, only the CPU split
+ * (core/engine_sim.c, sim_wake_cpu). 0 in the default table, so that runs
+ * with the defaults are as they were before them; a calibration sets them.
  */
 #ifndef HARNESS_CORE_COSTS_H
 #define HARNESS_CORE_COSTS_H
@@ -32,7 +40,9 @@
 	X(park, 400, "going to sleep (a futex wait)")                                  \
 	X(wake_latency, 5000, "from an unpark to the woken worker running")            \
 	X(idle_step, 100, "a tick that found nothing and did not park; also each yield of an idle round") \
-	X(io_delay, 0, "from an I/O event's due time to its delivery (0: on time)")
+	X(io_delay, 0, "from an I/O event's due time to its delivery (0: on time)")               \
+	X(wake_return, 0, "CPU of a worker unparked from a sleep on its way back from the kernel (inside wake_latency)") \
+	X(timeout_return, 0, "CPU of a worker whose sleep timed out on its way back from the kernel")
 
 /*
  * The cache and migration model (docs/sim.md, "The cache and migration

@@ -82,6 +82,7 @@ struct sim_rmw {
 struct sim_cpu {
 	CACHE_ALIGNED uint64_t busy, search, search_notifies, notifies;
 	uint64_t parked;
+	uint64_t wake_kernel;		/* wake_return and timeout_return charged (sim_wake_cpu) */
 	uint64_t park_at;		/* the clock when it last parked */
 	uint64_t notify_at;		/* the unpark that woke it, at the waker's in-step time */
 };
@@ -713,8 +714,38 @@ static inline __attribute__((always_inline)) void cpu_step(struct sim_engine *s,
 }
 
 /*
+ * The way back from the kernel of worker id's sleep, which its wake or
+ * timeout has just ended at its clock: wake_return CPU if an unpark woke it
+ * (`woken`), timeout_return if its timeout ran out, charged once per sleep
+ * (a park that consumed a permit did not sleep and pays nothing, as on
+ * threads, where te_park returns before the futex wait). A woken worker's
+ * way back lies inside the wake latency (the calibration times the unpark
+ * to the parker running), so it is the end of the sleep, which lasts at
+ * least that long; a timed-out worker's comes after its timeout (the
+ * timer fires, then the worker returns), so its clock moves by it. The
+ * clock it ends at is returned; the CPU split (cpu_on) counts the way back
+ * as the kernel's CPU and the rest of the sleep as time parked.
+ */
+static inline uint64_t sim_wake_cpu(struct sim_engine *s, uint32_t id, bool woken)
+{
+	struct sim_cpu *a = &s->cpu[id];
+	uint64_t clock = s->w[id].clock;
+	uint64_t ret = woken ? s->costs.wake_return : s->costs.timeout_return;
+	if (!woken)
+		clock += ret;
+	else if (clock - a->park_at < ret)
+		clock = a->park_at + ret;
+	if (s->cpu_on) {
+		a->parked += clock - a->park_at - ret;
+		a->wake_kernel += ret;
+	}
+	return clock;
+}
+
+/*
  * Worker i's CPU split at the run's end. The kernel's part is the park and
- * notify costs its counters charged; the task's, the compute its tasks
+ * notify costs its counters charged and the ends of its sleeps
+ * (sim_wake_cpu); the task's, the compute its tasks
  * declared in ticks that polled (task_compute_ns, as on threads) and the
  * work charge of its polls, at most the busy steps' time less their
  * notifies (less whatever of a negative per-poll figure the poll's own
@@ -732,11 +763,11 @@ static struct worker_cpu cpu_finish(const struct sim_engine *s, const struct wor
 	uint64_t task = w->task_compute_ns + sim_costs_work_units(c, &w->st) * c->work;
 	task = task < busy ? task : busy;
 	return (struct worker_cpu){
-		.cpu_ns = a->busy + a->search,
+		.cpu_ns = a->busy + a->search + a->wake_kernel,
 		.task_ns = task,
 		.sched_ns = busy - task,
 		.search_ns = a->search - search_kernel,
-		.kernel_ns = busy_kernel + search_kernel,
+		.kernel_ns = busy_kernel + search_kernel + a->wake_kernel,
 		.parked_ns = a->parked,
 	};
 }
@@ -836,9 +867,13 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 			uint64_t at = next_step;
 			sw->clock = at > sw->clock ? at : sw->clock;
 			sw->state = W_RUNNABLE;
+			/* Its way back from the kernel: the worker steps once back
+			 * (a later event if that moved its clock). */
+			uint64_t back = sim_wake_cpu(s, id, sw->woken);
+			bool later = back != sw->clock;
+			sw->clock = back;
 			s->now = sw->clock;
 			if (s->cpu_on) {
-				s->cpu[id].parked += sw->clock - s->cpu[id].park_at;
 				if (sw->woken) {
 					w->wake_ns = s->cpu[id].notify_at;
 					w->wake_armed = true;
@@ -846,6 +881,10 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 			}
 			worker_unparked(w, sw->woken ? PARK_WOKEN : PARK_TIMEOUT);
 			sw->woken = false;
+			if (later && !explore) {
+				ev_set(s, id, sw->clock);
+				continue;
+			}
 			if (explore) {
 				/* The wake path (the policy's unparked hook) is a
 				 * step of its own: other workers may claim, steal or

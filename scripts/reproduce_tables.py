@@ -666,9 +666,19 @@ elif kind in ("cpu", "idle", "idle-sim-vs-threads"):
         # costs (trials[].cpu.total.kernel_ns over the requests, all trials).
         kern = lambda g: sum(((t.get("cpu") or {}).get("total") or {}).get("kernel_ns", 0)
                              for t in g.trials) / max(1, sum(t["tasks"] for t in g.trials)) / 1e3
+        # Sleeps per request: the sleeps an unpark ended (wakes_polled + wakes_empty) and those
+        # a timeout ended (the workers' unparks_timeout), all trials: what the sim's wake_return
+        # and timeout_return are charged per (docs/sim.md).
+        def sleeps(g):
+            n = sum(((t.get("cpu") or {}).get("wakes_polled") or 0) +
+                    ((t.get("cpu") or {}).get("wakes_empty") or 0) +
+                    sum(w.get("unparks_timeout", 0) for w in (t.get("workers") or []))
+                    for t in g.trials)
+            return n / max(1, sum(t["tasks"] for t in g.trials))
         print("| policy | workers | load | requests | warm-up share | idle CPU, threads [95% CI] "
-              "| idle CPU, sim | sim / threads | kernel us / request, threads | ..., sim |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| idle CPU, sim | sim / threads | kernel us / request, threads | ..., sim "
+              "| sleeps / request, threads | ..., sim |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for g in sorted(groups, key=lambda g: key(g) + (g.params.get("requests", 0),)):
             t = next((x for x in th if same(x) == same(g)), None)
             if g.engine != "sim" or t is None:
@@ -678,12 +688,13 @@ elif kind in ("cpu", "idle", "idle-sim-vs-threads"):
                 continue
             ci = t.ci95("idle_cpu") if len(t.trials) > 1 else None
             w = g.params.get("warmup")
-            print("| %s | %d | %s | %s | %s | %s%s | %s | %s | %s | %s |" % (
+            print("| %s | %d | %s | %s | %s | %s%s | %s | %s | %s | %s | %.2f | %.2f |" % (
                 lab(g), g.workers, hl.fmt_value(g.offered_load()),
                 hl.fmt_value(g.params.get("requests")),
                 "auto" if w is None or w < 0 else hl.fmt_value(w), pct(a),
                 " [%s, %s]" % (pct(ci[0]), pct(ci[1])) if ci else "", pct(b),
-                "%.2f" % (b / a) if a else "-", sig(kern(t)), sig(kern(g))))
+                "%.2f" % (b / a) if a else "-", sig(kern(t)), sig(kern(g)), sleeps(t),
+                sleeps(g)))
 elif kind == "work-span":
     import workspan
     sys.stdout.write(workspan.table_md(workspan.collect(results)))

@@ -35,13 +35,14 @@ struct cpu_run {
 	struct worker_cpu cpu[8];
 	uint64_t clock[8];		/* sim: each worker's clock at its exit */
 	uint64_t declared[8];		/* task_compute_ns */
-	uint64_t wakes_polled, wakes_recorded;
+	uint64_t wakes_polled, wakes_empty, wakes_recorded;
 	uint64_t process_ns;
 	struct worker_stats total;
 };
 
-static void run_cpu(bool sim, const char *policy, const char *workload, uint32_t workers,
-		    const char *const *params, struct cpu_run *out)
+static void run_cpu_at(bool sim, const struct sim_costs *costs, const char *policy,
+		       const char *workload, uint32_t workers, const char *const *params,
+		       struct cpu_run *out)
 {
 	const struct policy *p = policy_find(policy);
 	const struct workload *wl = workload_find(workload);
@@ -52,7 +53,7 @@ static void run_cpu(bool sim, const char *policy, const char *workload, uint32_t
 	struct rt_config cfg = { .workers = workers, .seed = 1, .sample_period = 64,
 				 .hist_digits = 3, .watchdog_ns = 20000000000ull };
 	char err[256];
-	struct engine *e = sim ? engine_sim_create(workers, NULL, 0) : engine_threads_create(workers);
+	struct engine *e = sim ? engine_sim_create(workers, costs, 0) : engine_threads_create(workers);
 	ASSERT(e);
 	struct runtime *rt;
 	if (rt_create(&rt, &cfg, p, kv, e, err, sizeof err) != 0)
@@ -82,6 +83,7 @@ static void run_cpu(bool sim, const char *policy, const char *workload, uint32_t
 		out->clock[i] = sim ? engine_sim_clock(e, i) : 0;
 		out->declared[i] = rt->workers[i].task_compute_ns;
 		out->wakes_polled += rt->workers[i].wakes_polled;
+		out->wakes_empty += rt->workers[i].wakes_empty;
 		out->wakes_recorded += wake[i].total;
 		hist_destroy(&wake[i]);
 	}
@@ -90,6 +92,12 @@ static void run_cpu(bool sim, const char *policy, const char *workload, uint32_t
 	wl->destroy(rt->user);
 	rt_destroy(rt);
 	e->ops->destroy(e);
+}
+
+static void run_cpu(bool sim, const char *policy, const char *workload, uint32_t workers,
+		    const char *const *params, struct cpu_run *out)
+{
+	run_cpu_at(sim, NULL, policy, workload, workers, params, out);
 }
 
 /* The four parts add up to the CPU, and none is above it (a part that went
@@ -186,10 +194,60 @@ static void sim_wakes(void)
 	ASSERT(parked > 0);
 }
 
+/*
+ * The way back from a sleep (cost.wake_return, cost.timeout_return): once
+ * per sleep, as the kernel's CPU. At 4 workers and a low load, where
+ * workers sleep until woken and until their timeouts, the kernel part is
+ * the park and notify costs plus W per sleep an unpark ended and T per
+ * sleep a timeout ended, W and T so far apart (W > T x sleeps) that the
+ * sum tells the two counts. Every timed-out sleep is an unparks_timeout
+ * (volt counts PARK_TIMEOUT there, core/runtime.c), and every woken one a
+ * recorded wake (wakes_polled, wakes_empty), but for at most one per
+ * worker woken to exit at the end. The parts still add up to the clock.
+ */
+static void sim_wake_return(void)
+{
+	static const char *const ol[] = { "load=0.05", "service_us=20", "requests=500", NULL };
+	static const char *const pol[] = { "volt", "tokio", "go", "rayon" };
+	const uint64_t W = 1000003, T = 7;
+	for (size_t k = 0; k < sizeof pol / sizeof pol[0]; k++) {
+		struct sim_costs c;
+		sim_costs_default(&c);
+		c.wake_return = W;
+		c.timeout_return = T;
+		struct cpu_run r;
+		run_cpu_at(true, &c, pol[k], "open-loop", 4, ol, &r);
+		uint64_t kernel = 0, wakes = 0;
+		for (uint32_t i = 0; i < 4; i++) {
+			assert_parts_add_up(&r.cpu[i]);
+			ASSERT_EQ(r.cpu[i].cpu_ns + r.cpu[i].parked_ns, r.clock[i]);
+			kernel += r.cpu[i].kernel_ns;
+		}
+		wakes = r.wakes_polled;
+		uint64_t base = r.total.parks * c.park + r.total.notifies * c.notify;
+		ASSERT(kernel >= base);
+		uint64_t ret = kernel - base, woken = ret / W, timed = ret % W;
+		if (timed % T != 0)
+			TEST_FAIL("%s: %llu ns of ways back are no W x a + T x b", pol[k],
+				  (unsigned long long)ret);
+		timed /= T;
+		if (timed != r.total.unparks_timeout)
+			TEST_FAIL("%s: %llu timed-out sleeps charged, %llu timeouts", pol[k],
+				  (unsigned long long)timed,
+				  (unsigned long long)r.total.unparks_timeout);
+		if (woken < wakes + r.wakes_empty || woken > wakes + r.wakes_empty + 4)
+			TEST_FAIL("%s: %llu woken sleeps charged, %llu wakes recorded", pol[k],
+				  (unsigned long long)woken,
+				  (unsigned long long)(wakes + r.wakes_empty));
+		ASSERT(woken > 0);
+	}
+}
+
 int main(void)
 {
 	RUN(sim_policies);
 	RUN(sim_wakes);
+	RUN(sim_wake_return);
 	RUN(threads_fib);
 	RUN(threads_open_loop);
 	return 0;
