@@ -69,7 +69,6 @@ if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then
 	exit 0
 fi
 cd "$(dirname "$0")/.."
-ROOT=$PWD
 PY=/usr/bin/python3
 
 # ---------------------------------------------------------------------------------------------
@@ -85,7 +84,7 @@ if [ "${1:-}" = "--table" ]; then
 	exit
 fi
 if [ "${1:-}" = "--check" ]; then
-	[ $# -eq 2 ] || [ $# -eq 4 -a "${3:-}" = "--against" ] ||
+	[ $# -eq 2 ] || { [ $# -eq 4 ] && [ "${3:-}" = "--against" ]; } ||
 		{ echo "reproduce: usage: --check DIR [--against REF]" >&2; exit 2; }
 	for d in "$2" "${4:-results/reference}"; do
 		[ -d "$d" ] || { echo "reproduce: $d is not a directory" >&2; exit 2; }
@@ -178,9 +177,9 @@ printf '{"parts": [%s], "engines": ["%s"]}\n' "$sel_parts" "${sel_engines//,/\",
 	>"$REF/reproduced.json"
 
 quote() {
-	local out=() a
-	for a in "$@"; do out+=("$(printf '%q' "$a")"); done
-	printf '%s' "${out[*]}"
+	local q=() a
+	for a in "$@"; do q+=("$(printf '%q' "$a")"); done
+	printf '%s' "${q[*]}"
 }
 
 # begin DIR TITLE: start DIR/commands.sh.
@@ -223,6 +222,18 @@ run_to() {
 	shift 2
 	printf '%s > %s\n' "$(quote "$@")" "$(printf '%q' "$out")" >>"$dir/commands.sh"
 	"$@" >"$out"
+}
+
+# run_once DIR GLOB CMD...: the same, unless a result matching GLOB is there already (left
+# by an interrupted invocation: --resume), when CMD is recorded and not run again.
+run_once() {
+	local dir=$1 glob=$2
+	shift 2
+	if compgen -G "$glob" >/dev/null; then
+		printf '%s\n' "$(quote "$@")" >>"$dir/commands.sh"
+	else
+		run "$dir" "$@"
+	fi
 }
 
 SWEEP=(scripts/sweep.py run)
@@ -587,7 +598,7 @@ for eng in threads sim; do
 		req=$(awk -v l="$load" 'BEGIN {printf "%d", l * 20000 + 0.5}')
 		# shellcheck disable=SC2046
 		run "$D" "$H" --policy=volt,tokio,go,rayon --workload=open-loop --engine "$eng" \
-			--workers 2 --param load=$load --param requests=$req --param warmup=0 \
+			--workers 2 --param load="$load" --param requests="$req" --param warmup=0 \
 			$([ "$eng" = sim ] && echo --costs "$COSTS" --trials 1 --warmup 0 ||
 				echo --trials 2 --warmup 1) \
 			--no-baseline --quiet --json "$D/raw-idle/idle-$load-$eng-2w.json"
@@ -666,14 +677,9 @@ if want 8 threads; then
 	for entry in "${SCALE_WL[@]}"; do
 		scale_args "$entry"
 		for nw in 1 2; do
-			runv=("$H" --policy="$SCALE_64,$SCALE_256" "${args[@]}" --workers "$nw" \
-				--trials 3 --warmup 1 --quiet --json "$D/raw/$name-threads-${nw}w.json")
-			# --resume: a run whose results are there is recorded, not run again.
-			if compgen -G "$D/raw/$name-threads-${nw}w.*.json*" >/dev/null; then
-				printf '%s\n' "$(quote "${runv[@]}")" >>"$D/commands.sh"
-				continue
-			fi
-			run "$D" "${runv[@]}"
+			run_once "$D" "$D/raw/$name-threads-${nw}w.*.json*" \
+				"$H" --policy="$SCALE_64,$SCALE_256" "${args[@]}" --workers "$nw" \
+				--trials 3 --warmup 1 --quiet --json "$D/raw/$name-threads-${nw}w.json"
 		done
 	done
 fi
@@ -706,6 +712,7 @@ if want 8 sim; then
 		res=${cmd##* }
 		[ -e "$res" ] || [ -e "$res.gz" ] || echo "$cmd"
 	done <"$D/sim.cmds" >"$D/sim.todo"
+	# shellcheck disable=SC2016 # $1 is the inner shell's: the command xargs hands it
 	xargs -d '\n' -P "$jobs" -I{} bash -c 'eval "$1" 2>"${1##* }.err" || true' _ {} \
 		<"$D/sim.todo" >/dev/null
 	refused=()
@@ -741,14 +748,10 @@ if want 8 sim; then
 	mkdir -p "$D/raw-cal"
 	for entry in "${SCALE_WL[@]}"; do
 		scale_args "$entry"
-		runv=("$H" --policy="$SCALE_64,$SCALE_256" "${args[@]}" --costs "$COSTS" --workers 1 \
+		run_once "$D" "$D/raw-cal/$name-sim-cal-1w.*.json*" \
+			"$H" --policy="$SCALE_64,$SCALE_256" "${args[@]}" --costs "$COSTS" --workers 1 \
 			--engine sim --trials 1 --warmup 0 --no-baseline --quiet \
-			--json "$D/raw-cal/$name-sim-cal-1w.json")
-		if compgen -G "$D/raw-cal/$name-sim-cal-1w.*.json*" >/dev/null; then
-			printf '%s\n' "$(quote "${runv[@]}")" >>"$D/commands.sh"
-			continue
-		fi
-		run "$D" "${runv[@]}"
+			--json "$D/raw-cal/$name-sim-cal-1w.json"
 	done
 	compress "$D/raw-cal"
 fi
@@ -805,14 +808,10 @@ if want 8 sim; then
 		[ "$wl" = - ] && wl=imbalanced
 		for nw in 1 "$vp"; do
 			res=$D/raw-ablation/$vname-sim-${nw}w.json
-			runv=("$H" --policy="$vpol" --workload="$wl" "${param_[@]}" "${set_[@]}" \
+			run_once "$D" "$res*" \
+				"$H" --policy="$vpol" --workload="$wl" "${param_[@]}" "${set_[@]}" \
 				--workers "$nw" --engine sim --trials 1 --warmup 0 --no-baseline --quiet \
-				--json "$res")
-			if compgen -G "$res*" >/dev/null; then
-				printf '%s\n' "$(quote "${runv[@]}")" >>"$D/commands.sh"
-				continue
-			fi
-			run "$D" "${runv[@]}"
+				--json "$res"
 		done
 	done
 	compress "$D/raw-ablation"
