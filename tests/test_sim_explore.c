@@ -62,29 +62,40 @@ static void explore_finds_tokio_broken(void)
  * the sim makes that interleaving only by taking a task in one step and
  * polling it in the next (SPLIT_RUNS in core/engine_sim.c); without that
  * choice it survives every seed. Real tokio, with the same seeds, does not
- * stall.
+ * stall. Under the sanitizers the search stops at its first find and tokio
+ * runs the first 25 seeds.
  */
 static void explore_finds_tokio_broken_two_workers(void)
 {
 	static const char *const params[] = { "requests=20", "service_us=20", "load=0.05",
 					      "io_us=50", NULL };
-	uint32_t found = 0;
+	uint32_t found = 0, tried = 0, clean = 0;
 	for (uint64_t seed = 1; seed <= 100; seed++) {
 		struct sim_out o;
-		sim("tokio-broken", NULL, "open-loop", params, 2, seed, &o);
-		if (o.rc != 0) {
-			if (!found)
-				fprintf(stderr, "    seed %llu: stalled\n", (unsigned long long)seed);
-			ASSERT_EQ(o.rc, -ETIMEDOUT);
-			found++;
+		if (!(SIM_SANITIZED && found)) {
+			tried++;
+			sim("tokio-broken", NULL, "open-loop", params, 2, seed, &o);
+			if (o.rc != 0) {
+				if (!found)
+					fprintf(stderr, "    seed %llu: stalled\n",
+						(unsigned long long)seed);
+				ASSERT_EQ(o.rc, -ETIMEDOUT);
+				found++;
+			}
+		}
+		if (SIM_SANITIZED && seed > 25) {
+			if (found)
+				break;
+			continue;
 		}
 		sim("tokio", NULL, "open-loop", params, 2, seed, &o);
 		if (o.rc != 0)
 			TEST_FAIL("tokio at 2 workers, explore seed %llu: rc %d: %s",
 				  (unsigned long long)seed, o.rc, o.why);
+		clean++;
 	}
-	fprintf(stderr, "    tokio-broken at 2 workers stalled in %u of 100 seeds; tokio clean\n",
-		found);
+	fprintf(stderr, "    tokio-broken at 2 workers stalled in %u of %u seeds; tokio clean in %u\n",
+		found, tried, clean);
 	ASSERT(found > 0);
 }
 
