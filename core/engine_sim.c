@@ -90,6 +90,16 @@ struct sim_cpu {
 typedef unsigned __int128 sim_key;
 #define SIM_NO_EVENT (~(sim_key)0)
 
+/*
+ * --explore: one run in SPLIT_RUNS takes each task it finds, with even odds,
+ * in one step and polls it in the worker's next (worker_step_poll), so that
+ * other workers search, park and read the next event between a take and
+ * its poll, as threads do. tokio-broken's stall at 2 workers needs that: the
+ * last request's I/O timer is set by its poll after the other worker parked
+ * on the driver with no event left to bound its sleep.
+ */
+#define SPLIT_RUNS 4
+
 struct sim_engine {
 	struct engine base;
 	uint32_t n;
@@ -135,6 +145,12 @@ struct sim_engine {
 	uint64_t steps;
 	/* --explore: a seed perturbing tie-breaks and step costs (0: none) */
 	uint64_t seed;
+	/* --explore: whether this run takes tasks in one step and polls them
+	 * in the next (one run in SPLIT_RUNS), and its own stream for those
+	 * choices, apart from `rng`, so that the runs that do not split make
+	 * the very steps they made before the choice existed. */
+	bool split;
+	struct rng split_rng;
 	/* [n]: each worker's CPU split, kept when rt->cpu asks for it on a
 	 * run that does not explore (whose step costs are scaled). */
 	struct sim_cpu *cpu;
@@ -899,6 +915,8 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		s->now = sw->clock;
 		uint64_t t_step = sw->clock, timeout = 0;
 		s->cur = w;
+		if (explore)
+			w->split_poll = s->split && rng_below(&s->split_rng, 2) == 0;
 		enum step st = worker_step_poll(w, &timeout);
 		if (!explore)
 			prefetch_deps(rt, who);
@@ -925,6 +943,15 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 			continue;
 		case STEP_IDLE:
 			sw->clock += s->costs.idle_step;
+			if (explore && w->held) {
+				/* A task taken, its poll next: the worker is
+				 * held up for a seeded while, up to twice the
+				 * time a woken worker takes to run, so that
+				 * others' searches and parks fit in between. */
+				uint64_t most = 2 * s->costs.wake_latency;
+				sw->clock += rng_below(&s->split_rng,
+						       (uint32_t)(most < UINT32_MAX ? most : UINT32_MAX - 1) + 1);
+			}
 			break;
 		case STEP_PARK:
 			if (sw->permit) {
@@ -988,6 +1015,8 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	s->steps = 0;
 	s->pool_holder = &rt->workers[0];
 	rng_seed(&s->rng, rt->cfg.seed ^ s->seed, 0x73696dull);
+	rng_seed(&s->split_rng, rt->cfg.seed ^ s->seed, 0x73706c6974ull);
+	s->split = s->seed && rng_below(&s->split_rng, SPLIT_RUNS) == 0;
 	memset(s->w, 0, s->n * sizeof *s->w);
 	for (uint32_t i = 0; i < s->n; i++)
 		s->rmw[i].seen = rt->workers[i].shared_rmws;

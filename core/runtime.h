@@ -81,6 +81,12 @@ struct worker {
 	 * line of the first counters rather than past the histogram. */
 	bool in_tick;
 	bool tracing;
+	/* --explore on the sim: the engine sets split_poll before a step to
+	 * make the task that step finds wait in `held` for the worker's next
+	 * step, which polls it (worker_step_poll); other workers' steps fall
+	 * between the take and the poll, as on threads. */
+	bool split_poll;
+	struct task *held;
 	uint32_t tick_budget, tick_polls;
 	uint64_t tick;
 	/* Read-modify-writes of a policy word that every worker writes

@@ -239,16 +239,30 @@ enum step worker_step_poll(struct worker *w, uint64_t *park_timeout_ns)
 {
 	const struct policy *p = w->rt->policy;
 
+	struct task *t;
+	if (__builtin_expect(w->held != NULL, 0)) {
+		/* Taken in the previous step of this tick (split_poll). */
+		t = w->held;
+		w->held = NULL;
+		goto poll;
+	}
 	if (!w->in_tick) {
 		if (rt_finished(w->rt))
 			return STEP_EXIT;
 		worker_tick_open(w);
 	}
 	if (w->tick_polls < w->tick_budget) {
-		struct task *t = p->find_work(w);
+		t = p->find_work(w);
 		if (__builtin_expect(t == FIND_WORK_BUSY, 0))
 			return STEP_IDLE;
 		if (t) {
+			if (__builtin_expect(w->split_poll, 0)) {
+				/* Exploring: the take ends this step, an idle
+				 * one; the poll is the worker's next. */
+				w->held = t;
+				return STEP_IDLE;
+			}
+poll:;
 			/* A task found before the virtual time it became
 			 * runnable is waited for, outside the tick's time
 			 * (engine.h await_ready). */

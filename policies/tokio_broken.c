@@ -11,7 +11,11 @@
  * polls the I/O source again. The simulation engine finds it with
  * --explore: it interleaves the workload's start with the workers' first
  * steps and, exploring, delivers I/O only through the workers' own polls
- * (docs/sim.md).
+ * (docs/sim.md). At 2 workers the start cannot strand the holder (the
+ * worker the start wakes notifies it as the last searcher); the same
+ * defect stalls there when the holder parks with no event left and the
+ * other worker's poll then sets an I/O timer, which the sim reaches by
+ * taking a task in one step and polling it in the next.
  */
 #include "policies/tokio_internal.h"
 

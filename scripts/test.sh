@@ -12,6 +12,12 @@
 # counts as neither). Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Tests at a time within a suite: one per CPU (TEST_JOBS overrides; 1 runs
+# them one by one, in ctest's order). Checked before any work starts.
+jobs=${TEST_JOBS:-$(nproc)}
+case $jobs in
+'' | *[!0-9]* | 0*) echo "test: TEST_JOBS must be a positive integer, not '$jobs'" >&2; exit 2 ;;
+esac
 scripts/setup.sh build
 
 passed=0
@@ -80,7 +86,11 @@ run_suite() {	# name build-dir ctest-args -- cmake-args...
 	fi
 	local log="$dir/test-suite.log"
 	# ctest's own status is read from its summary in the log (tally).
-	(cd "$dir" && ctest --output-on-failure $filter) 2>&1 | tee "$log" || true
+	# The tests run $jobs at a time: no test depends on timing or on
+	# another's files (each works in its own temporary directory), and
+	# most of a suite's time is spent waiting (process start-up, the
+	# sweeps' and the calibration's sleeps), which another test fills.
+	(cd "$dir" && ctest --output-on-failure -j "$jobs" $filter) 2>&1 | tee "$log" || true
 	tally "$name" "$log"
 }
 
