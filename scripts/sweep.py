@@ -493,7 +493,8 @@ def run_one(out, rid, expect, cmd, tick=None):
     os.makedirs(os.path.join(out, "logs"), exist_ok=True)
     cmd = list(cmd)
     if len(paths) == 1:
-        cmd += ["--json", next(iter(paths.values()))]
+        # As typed at the working directory: the harness says "result: PATH" in the log.
+        cmd += ["--json", typed_path(next(iter(paths.values())))]
     host = socket.gethostname()
     append_log(out, "start %s host=%s pid=%d" % (rid, host, os.getpid()))
     t0 = time.monotonic()
