@@ -948,8 +948,8 @@ def _archive_results(arch):
     """The results inside an archive, as DIR.tar.xz/NAME.json paths (sorted)."""
     try:
         names = resultpack.members(arch)
-    except (OSError, EOFError, ValueError) as e:
-        raise ResultError("%s: not a readable archive (%s)" % (arch, e))
+    except OSError as e:
+        raise ResultError("%s: %s" % (arch, getattr(e, "strerror", None) or e))
     return [os.path.join(arch, *n.split("/")) for n in sorted(names)
             if is_result_name(n.rsplit("/", 1)[-1])]
 

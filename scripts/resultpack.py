@@ -41,15 +41,19 @@ def is_archive_name(name):
 
 
 def members(archive):
-    """{name: bytes} of an archive's regular files (read once per process)."""
+    """{name: bytes} of an archive's regular files (read once per process).
+    OSError if it cannot be read, whatever the reason (a damaged archive too)."""
     key = os.path.abspath(archive)
     m = _cache.get(key)
     if m is None:
         m = {}
-        with tarfile.open(archive, "r:xz") as tf:
-            for ti in tf:
-                if ti.isfile():
-                    m[ti.name] = tf.extractfile(ti).read()
+        try:
+            with tarfile.open(archive, "r:xz") as tf:
+                for ti in tf:
+                    if ti.isfile():
+                        m[ti.name] = tf.extractfile(ti).read()
+        except (tarfile.TarError, lzma.LZMAError, EOFError) as e:
+            raise OSError(5, "not a readable archive (%s)" % e, archive)
         _cache[key] = m
     return m
 
@@ -103,8 +107,6 @@ def read_member(path):
         return members(arch)[name]
     except KeyError:
         raise FileNotFoundError(2, "no member %s in %s" % (name, arch), path)
-    except (tarfile.TarError, lzma.LZMAError, EOFError) as e:
-        raise OSError(5, "%s: not a readable archive (%s)" % (arch, e), arch)
 
 
 def _add(tf, name, data):
@@ -208,7 +210,7 @@ def main(argv):
                 print(usage, file=sys.stderr)
                 return 2
             sys.stdout.buffer.write(read_member(os.path.join(args[0], args[1])))
-    except (OSError, tarfile.TarError, lzma.LZMAError, EOFError) as e:
+    except OSError as e:
         print("resultpack: %s" % e, file=sys.stderr)
         return 1
     return 0

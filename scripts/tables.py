@@ -446,6 +446,15 @@ def render(tables, fmt, ci=True):
     raise ValueError(fmt)
 
 
+
+def emit(text, output):
+    """A table to the --output file, or to stdout."""
+    if output:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -500,24 +509,14 @@ def main(argv=None):
             print("%s: nothing to tabulate (work-span needs fork-join results: %s)"
                   % (PROG, ", ".join(workspan.FORK_JOIN)), file=sys.stderr)
             return 2
-        text = workspan.table_md(data)
-        if args.output:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(text)
-        else:
-            sys.stdout.write(text)
+        emit(workspan.table_md(data), args.output)
         return 0
     tables = build_tables(rs, metrics, args.rows, not args.no_ci, sort, args.quantile / 100)
     if not tables:
         print("%s: nothing to tabulate (p99-load needs open-loop results)" % PROG,
               file=sys.stderr)
         return 2
-    text = render(tables, args.format, not args.no_ci)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    emit(render(tables, args.format, not args.no_ci), args.output)
     return 0
 
 
