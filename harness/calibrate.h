@@ -99,6 +99,11 @@ struct calibrate_work_spec {
 /* Before its first threads run the calibration probes the host this many
  * times, this far apart, and keeps to the state most probes were in. */
 #define CALIBRATE_STATE_SAMPLES 60
+/* A fit's threads runs: until those in the regime add up to this, at most
+ * CALIBRATE_RUNS_MAX of them: a short run is one preemption away from
+ * nonsense on a shared machine. */
+#define CALIBRATE_RUNS_MIN_NS 100000000ull
+#define CALIBRATE_RUNS_MAX 50
 #define CALIBRATE_STATE_GAP_NS 40000000ull
 struct calibrate_fit {
 	bool fitted;
@@ -189,6 +194,16 @@ struct calibration {
 	bool lock_fitted;		/* lock_transfer is the fit, not the measurement */
 	struct calibrate_fit contended_fit;	/* contended, on volt's 2-worker run */
 	struct calibrate_fit lock_fit;	/* lock_transfer, on the lock policy's */
+	/* How many threads runs the fits make (calibrate_workloads_of,
+	 * calibrate_policies_of), 0 for the defaults: runs until those in the
+	 * regime add up to runs_min_ns (CALIBRATE_RUNS_MIN_NS) or runs_max are
+	 * made (CALIBRATE_RUNS_MAX), after state_samples probes of the host's
+	 * common state (CALIBRATE_STATE_SAMPLES, at most that). Set between
+	 * calibrate_costs and the fits; the test suite makes them small, as it
+	 * checks how the runs are used, not how many are enough. */
+	uint32_t runs_max;
+	uint64_t runs_min_ns;
+	uint32_t state_samples;
 };
 
 /*

@@ -107,7 +107,7 @@ void calibrate_print_costs(FILE *f, const char *path, const struct calibration *
 		fprintf(f, "# core-to-core round trip: not measured\n");
 	if (cal->state_kept)
 		fprintf(f, "# the host's common state before the runs: %u of %u probes %.0f ms apart\n",
-			cal->state_kept, CALIBRATE_STATE_SAMPLES, CALIBRATE_STATE_GAP_NS / 1e6);
+			cal->state_kept, cal->state_samples, CALIBRATE_STATE_GAP_NS / 1e6);
 	if (cal->regime_hi > 0)
 		fprintf(f, "# threads runs taken in the round-trip regime %.1f..%.1f ns (probed before "
 			   "and after each)\n", cal->regime_lo, cal->regime_hi);

@@ -111,11 +111,19 @@ static int work_run(const struct workload *wl, const double *pv, const struct si
 	return policy_run(policy_find("volt"), 1, wl, pv, costs, ns, st);
 }
 
-/* A 1-worker run shorter than this is repeated until the runs add up to it
- * (at most WORK_REPS_MAX runs): a short run is one preemption away from
- * nonsense on a shared machine. */
-#define WORK_MIN_TOTAL_NS 100000000ull
-#define WORK_REPS_MAX 50
+/* The cap on a fit's threads runs (calibration.runs_max), at least reps. */
+static uint32_t runs_cap(const struct calibration *cal, uint32_t reps)
+{
+	uint32_t max = cal->runs_max ? cal->runs_max : CALIBRATE_RUNS_MAX;
+	return reps > max ? reps : max;
+}
+
+/* The probes of the host's common state (calibration.state_samples). */
+static uint32_t state_samples(const struct calibration *cal)
+{
+	uint32_t n = cal->state_samples;
+	return n && n < CALIBRATE_STATE_SAMPLES ? n : CALIBRATE_STATE_SAMPLES;
+}
 
 int calibrate_workloads(struct calibration *cal, uint32_t reps, FILE *log)
 {
@@ -146,7 +154,7 @@ static bool in_band(const struct calibrate_probed_run *r, double lo, double hi);
 
 /*
  * The host's common state, before any threads run is taken: the round trip
- * and the compute probe, CALIBRATE_STATE_SAMPLES times CALIBRATE_STATE_GAP_NS
+ * and the compute probe, state_samples times CALIBRATE_STATE_GAP_NS
  * apart, and the state most of them were in (calibrate_select_regime on the
  * samples as if each were a run): the regime every fit then keeps to. Left to
  * the first fit's own runs, the regime was whatever the host was in during
@@ -162,7 +170,9 @@ static void host_state(const struct cal *c, struct calibration *cal)
 	struct calibrate_fit fit[2] = { { 0 }, { 0 } };
 	int32_t cpus[2];
 	const int32_t *place = default_cpus(2, cpus);
-	for (uint32_t i = 0; i < CALIBRATE_STATE_SAMPLES; i++) {
+	const uint32_t samples = state_samples(cal);
+	cal->state_samples = samples;	/* as made, for the file's header */
+	for (uint32_t i = 0; i < samples; i++) {
 		if (i) {
 			struct timespec gap = { 0, (long)CALIBRATE_STATE_GAP_NS };
 			nanosleep(&gap, NULL);
@@ -176,11 +186,11 @@ static void host_state(const struct cal *c, struct calibration *cal)
 	}
 	/* The round trip and the 2-worker speed most probes shared; then, of
 	 * the probes in that round trip, the 1-worker speed most shared. */
-	if (calibrate_select_regime(r[1], CALIBRATE_STATE_SAMPLES, 0, 0, 0, 0, &fit[1]) != 0 ||
+	if (calibrate_select_regime(r[1], samples, 0, 0, 0, 0, &fit[1]) != 0 ||
 	    fit[1].kept == 0)
 		return;		/* nothing probed: each fit's own runs decide */
 	uint32_t m = 0;
-	for (uint32_t i = 0; i < CALIBRATE_STATE_SAMPLES; i++)
+	for (uint32_t i = 0; i < samples; i++)
 		if (in_band(&r[0][i], fit[1].c2c_lo, fit[1].c2c_hi))
 			r[0][m++] = r[0][i];
 	if (calibrate_select_regime(r[0], m, 0, 0, 0, 0, &fit[0]) != 0)
@@ -194,7 +204,7 @@ static void host_state(const struct cal *c, struct calibration *cal)
 	cal->state_kept = fit[1].kept;
 	say(c, "the host's common state: %u of %u probes %.0f ms apart, round trip %.0f..%.0f ns, "
 	    "compute probe %.0f..%.0f ns on 2 CPUs (the slower), and of these %u at %.0f..%.0f "
-	    "ns on the first", fit[1].kept, CALIBRATE_STATE_SAMPLES,
+	    "ns on the first", fit[1].kept, samples,
 	    CALIBRATE_STATE_GAP_NS / 1e6, fit[1].c2c_lo, fit[1].c2c_hi, fit[1].speed_lo,
 	    fit[1].speed_hi, fit[0].kept, cal->speed_lo[0], cal->speed_hi[0]);
 }
@@ -204,7 +214,7 @@ int calibrate_workloads_of(struct calibration *cal, uint32_t reps, FILE *log,
 {
 	struct cal c = { .log = log };
 	reps = reps ? reps : 1;
-	uint32_t cap = reps > WORK_REPS_MAX ? reps : WORK_REPS_MAX;
+	uint32_t cap = runs_cap(cal, reps);
 	double *seq = calloc(reps, sizeof *seq);
 	int rc = seq ? 0 : -ENOMEM;
 	c.e = rc ? NULL : engine_threads_create(1);
@@ -419,7 +429,7 @@ double calibrate_at_fit_speed(double ns, double scale, double share)
  * The threads runs a figure is taken from, each with the round trip probed
  * before and after (between the CPUs two workers would run on: a slow
  * regime slows a 1-worker run too): until at least `reps` of them in one
- * regime add up to WORK_MIN_TOTAL_NS, or `cap` runs are made. The regime
+ * regime add up to the calibration's runs_min_ns, or `cap` runs are made. The regime
  * is the calibration's when it has one, else the most populous; at the
  * cap, calibrate_select_regime's choice. The calibration's regime is the
  * first one its runs were taken in: the runs after keep to it where they
@@ -445,6 +455,7 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 	const double prefer_lo = cal->regime_lo, prefer_hi = cal->regime_hi;
 	const int k = workers >= 2;
 	const double prefer_slo = cal->speed_lo[k], prefer_shi = cal->speed_hi[k];
+	const double min_ns = (double)(cal->runs_min_ns ? cal->runs_min_ns : CALIBRATE_RUNS_MIN_NS);
 	const struct policy *volt = policy_find("volt");
 	struct calibrate_probed_run *r = calloc(cap, sizeof *r);
 	double *v = calloc(cap, sizeof *v), *scale = calloc(cap, sizeof *scale);
@@ -485,7 +496,7 @@ static int regime_runs(const struct cal *c, struct calibration *cal, const struc
 			in.kept = n;
 			sum = all;
 		}
-		if (in.kept >= reps && sum >= WORK_MIN_TOTAL_NS)
+		if (in.kept >= reps && sum >= min_ns)
 			break;
 	}
 	if (rc == 0)
@@ -608,7 +619,7 @@ int calibrate_policies_of(struct calibration *cal, uint32_t reps, FILE *log,
 	const struct workload *wl = workload_find(fit->workload);
 	double pv[64];
 	reps = reps ? reps : 1;
-	uint32_t cap = reps > WORK_REPS_MAX ? reps : WORK_REPS_MAX;
+	uint32_t cap = runs_cap(cal, reps);
 	CHECK(wl && wl->nparams <= 64);
 	if (work_params(wl, fit->params, pv) != 0)
 		return -EINVAL;
