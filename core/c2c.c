@@ -14,13 +14,16 @@
 #include "clock.h"
 
 #define BATCH 100
-/* A probe stops after its first batch that ends past C2C_MAX_NS: 100 ms
- * is 50 us per round trip of a 2000-trip probe, a hundred times any this
- * machine makes alone. Beside busy neighbours, or under ThreadSanitizer
- * (whose atomics take a lock that sleeps when contended), a trip can wait
- * a scheduler slice, and a 20,000-trip probe then took tens of seconds;
- * the median is then taken over the batches made. */
-#define C2C_MAX_NS 100000000ull
+/* A probe stops after its first batch that ends past C2C_MAX_NS: 20 ms
+ * is 10 us per round trip of a 2000-trip probe (a trial's, harness/noise.c)
+ * and 1 us of a 20,000-trip one (the run's provenance), 15 and 1.5 times
+ * the slowest this machine makes alone (about 60 to 340 ns, 600 at most).
+ * Beside busy neighbours, or under ThreadSanitizer (whose atomics take a
+ * lock that sleeps when contended), a trip can wait a scheduler slice: a
+ * 20,000-trip probe then took tens of seconds, and at a 100 ms cap the
+ * probes' spinning was most of the CPU of a small threads run on a loaded
+ * machine. The median is then taken over the batches made. */
+#define C2C_MAX_NS 20000000ull
 /* The prober's word to a responder still waiting for a trip: stop. */
 #define C2C_STOP UINT64_MAX
 
