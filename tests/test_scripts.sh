@@ -100,53 +100,70 @@ pycheck() {
 # A checker for figures: PNG signature and IHDR, at least 10 kB, and decoded
 # pixels with many distinct colours (a blank or near-blank image fails);
 # each further argument RRGGBB:FRACTION asks that at least that fraction of
-# the pixels have that colour (a policy's bars or line were drawn).
+# the pixels have that colour (a policy's bars or line were drawn). One
+# process checks all the figures of a part (numpy and matplotlib take most
+# of a second of CPU to import): png_ok writes it a line, PATH and the
+# colours separated by tabs, and reads back "ok PATH" or what is wrong.
 cat >"$tmp/check_png.py" <<'EOF'
 import struct, sys
 import numpy as np
 from matplotlib import image
-path = sys.argv[1]
-data = open(path, "rb").read()
-if data[:8] != b"\x89PNG\r\n\x1a\n":
-    sys.exit("%s: not a PNG (signature %r)" % (path, data[:8]))
-if data[12:16] != b"IHDR":
-    sys.exit("%s: no IHDR chunk first" % path)
-w, h = struct.unpack(">II", data[16:24])
-if w < 300 or h < 200:
-    sys.exit("%s: %dx%d pixels, too small" % (path, w, h))
-if len(data) < 10000:
-    sys.exit("%s: %d bytes, too small for a figure" % (path, len(data)))
-px = image.imread(path)
-if px.shape[0] != h or px.shape[1] != w:
-    sys.exit("%s: decoded %s, header says %dx%d" % (path, px.shape, w, h))
-flat = (px[..., :3].reshape(-1, 3) * 255).astype(np.uint8)
-colours = len(np.unique(flat, axis=0))
-ink = float((flat.min(axis=1) < 200).mean())
-if colours < 16 or ink < 0.01:
-    sys.exit("%s: %d colours, %.3f of the pixels inked: blank" % (path, colours, ink))
-for spec in sys.argv[2:]:
-    rgb, frac = spec.split(":")
-    want = np.array([int(rgb[i:i + 2], 16) for i in (0, 2, 4)], dtype=int)
-    share = float((np.abs(flat.astype(int) - want).max(axis=1) <= 10).mean())
-    if share < float(frac):
-        sys.exit("%s: colour #%s covers %.5f of the pixels, expected at least %s"
-                 % (path, rgb, share, frac))
-print("%s %dx%d %d bytes %d colours" % (path, w, h, len(data), colours))
+
+def check(path, specs):
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return "%s: not a PNG (signature %r)" % (path, data[:8])
+    if data[12:16] != b"IHDR":
+        return "%s: no IHDR chunk first" % path
+    w, h = struct.unpack(">II", data[16:24])
+    if w < 300 or h < 200:
+        return "%s: %dx%d pixels, too small" % (path, w, h)
+    if len(data) < 10000:
+        return "%s: %d bytes, too small for a figure" % (path, len(data))
+    px = image.imread(path)
+    if px.shape[0] != h or px.shape[1] != w:
+        return "%s: decoded %s, header says %dx%d" % (path, px.shape, w, h)
+    flat = (px[..., :3].reshape(-1, 3) * 255).astype(np.uint8)
+    colours = len(np.unique(flat, axis=0))
+    ink = float((flat.min(axis=1) < 200).mean())
+    if colours < 16 or ink < 0.01:
+        return "%s: %d colours, %.3f of the pixels inked: blank" % (path, colours, ink)
+    for spec in specs:
+        rgb, frac = spec.split(":")
+        want = np.array([int(rgb[i:i + 2], 16) for i in (0, 2, 4)], dtype=int)
+        share = float((np.abs(flat.astype(int) - want).max(axis=1) <= 10).mean())
+        if share < float(frac):
+            return ("%s: colour #%s covers %.5f of the pixels, expected at least %s"
+                    % (path, rgb, share, frac))
+    return None
+
+for line in sys.stdin:
+    path, *specs = line.rstrip("\n").split("\t")
+    try:
+        bad = check(path, specs)
+    except Exception as e:              # an unreadable file fails its check
+        bad = "%s: %s" % (path, e)
+    print("bad " + bad if bad else "ok " + path, flush=True)
 EOF
 png_ok() {	# NAME PATH [RRGGBB:FRACTION]...
-	local name=$1 path=$2
+	local name=$1 path=$2 reply=
 	shift 2
 	[ -f "$path" ] || fail "$name: $path was not written"
-	"$py" "$tmp/check_png.py" "$path" "$@" >"$tmp/out" 2>"$tmp/err" ||
-		fail "$name: $path is not the expected figure"
+	if [ -z "${PNGCHECK_PID:-}" ]; then
+		coproc PNGCHECK { "$py" "$tmp/check_png.py" 2>"$tmp/check_png.err"; }
+	fi
+	local IFS=$'\t'
+	{ printf '%s\n' "$path${*:+$'\t'$*}" >&"${PNGCHECK[1]}" &&
+		IFS= read -r reply <&"${PNGCHECK[0]}"; } 2>/dev/null ||
+		fail "$name: the figure checker died: $(cat "$tmp/check_png.err")"
+	[ "$reply" = "ok $path" ] || fail "$name: $path is not the expected figure: ${reply#bad }"
 }
 # Policy colours, shared by plot.py and the gnuplot scripts (harnesslib.policy_style).
-pcolour() {
-	"$py" -c 'import sys; sys.path.insert(0, sys.argv[1]); import harnesslib as hl
-print(hl.policy_style(sys.argv[2]).colour.lstrip("#").lower())' "$scripts" "$1"
-}
-volt=$(pcolour volt) central=$(pcolour central-queue) static=$(pcolour static-partition)
-[ -n "$volt" ] && [ "$central" != "$static" ] || fail "policy colours: '$volt' '$central' '$static'"
+read -r volt central static < <("$py" -c 'import sys; sys.path.insert(0, sys.argv[1])
+import harnesslib as hl
+print(*(hl.policy_style(p).colour.lstrip("#").lower() for p in sys.argv[2:]))' \
+	"$scripts" volt central-queue static-partition)
+[ -n "$volt" ] && [ -n "$static" ] && [ "$central" != "$static" ] || fail "policy colours: '$volt' '$central' '$static'"
 
 # --------------------------------------------------------------- the results
 r=$tmp/results
