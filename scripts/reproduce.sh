@@ -1092,12 +1092,14 @@ $(section "$REF/7-cpu-vs-latency/idle.md")
 
 The calibrated sim's idle CPU against the threads engine's at 2 workers, with the kernel's
 part of each per request (threads: the workers' system time; sim: the \`park\` and \`notify\`
-costs their counters charge and each sleep's way back from the kernel, \`wake_return\` or
-\`timeout_return\`) and the sleeps per request (those an unpark ended and those a timeout
-ended). The sim delivers an arrival as an interrupt where a thread is woken by its park's
-timeout to poll for it, and sleeps more often per request (\`docs/sim.md\`, "Idle CPU against
-threads at 2 workers"); the two kernel columns show how much of a gap in idle CPU is the
-kernel's, the two sleep columns how much of it is how often the workers sleep.
+costs their counters charge, each sleep's way back from the kernel, \`wake_return\` or
+\`timeout_return\`, and rayon's yields, \`yield\`), the sleeps per request (those an unpark
+ended and those a timeout ended) and the idle CPU per sleep. The sim delivers an arrival as an
+interrupt where a thread is woken by its park's timeout to poll for it, and sleeps more often
+per request (\`docs/sim.md\`, "Idle CPU against threads at 2 workers"); the two kernel columns
+show how much of a gap in idle CPU is the kernel's, the two sleep columns how much of it is how
+often the workers sleep, and the last two what each sleep costs all told (idle CPU is nearly
+proportional to the sleeps on both engines).
 
 $(section "$REF/7-cpu-vs-latency/idle-sim-vs-threads.md")
 ## 8. Work, span, parallelism and speedup, 1 to 256 workers
