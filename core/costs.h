@@ -129,6 +129,14 @@ struct sim_costs {
 	 * inverted, as acausal is.
 	 */
 	bool no_span;
+	/*
+	 * `io_poll = 1` (default 0): I/O reaches the runtime only through
+	 * the workers' own I/O polls, as on the threads engine, instead of at
+	 * its due time as a device interrupt: the timekeeper sleeps until the
+	 * next event, times out and delivers it (docs/sim.md, "Idle CPU
+	 * against threads at 2 workers"). What --explore always does.
+	 */
+	bool io_poll;
 	uint32_t npolicy;
 	struct sim_named_cost policies[SIM_WORK_MAX];
 };

@@ -869,12 +869,13 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		 * and delivers through the workers' own I/O poll (see
 		 * docs/sim.md); exploring, the sim does the same, so that a
 		 * policy whose timekeeper sleeps through an event stalls here
-		 * as it would there.
+		 * as it would there, and so does --set cost.io_poll=1, so that
+		 * the timekeeper's sleeps end as there (by their timeout).
 		 */
 		/* The root holds the worker with the earliest event. */
 		uint32_t id = s->win[1];
 		uint64_t next_step = s->live ? ev_time(s, id) : TIMER_NONE;
-		if (!explore && rt->io_next && !rt_finished(rt)) {
+		if (!explore && !s->costs.io_poll && rt->io_next && !rt_finished(rt)) {
 			uint64_t due = rt->io_next(rt, rt->io_arg);
 			/* cost.io_delay > 0 delivers every event that much late
 			 * (an interrupt held off, a NIC's coalescing): what the
@@ -982,7 +983,8 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 			else
 				ev_clear(s, id);
 			if ((s->live == 0 || deadlocked(s)) && !pending_start &&
-			    (explore || !(rt->io_next && rt->io_next(rt, rt->io_arg) != TIMER_NONE))) {
+			    (explore || s->costs.io_poll ||
+			     !(rt->io_next && rt->io_next(rt, rt->io_arg) != TIMER_NONE))) {
 				if (!rt_finished(rt))
 					rc = stall(s, rt);
 				goto out;
