@@ -16,6 +16,12 @@
  * so they move no clock and no makespan, only the CPU split
  * (core/engine_sim.c, sim_wake_cpu). 0 in the default table, so that runs
  * with the defaults are as they were before them; a calibration sets them.
+ *
+ * yield is the system call of an idle round's yield (rt_yield: Rayon's
+ * thread::yield_now, sched_yield on the threads engine), charged on top of
+ * the idle step each yield already costs: time on the worker's clock and
+ * the kernel's CPU, as the threads engine's system time counts it
+ * (core/engine_sim.c, sim_yield). 0 in the default table, likewise.
  */
 #ifndef HARNESS_CORE_COSTS_H
 #define HARNESS_CORE_COSTS_H
@@ -42,7 +48,8 @@
 	X(idle_step, 100, "a tick that found nothing and did not park; also each yield of an idle round") \
 	X(io_delay, 0, "from an I/O event's due time to its delivery (0: on time)")               \
 	X(wake_return, 0, "CPU of a worker unparked from a sleep on its way back from the kernel (inside wake_latency)") \
-	X(timeout_return, 0, "CPU of a worker whose sleep timed out on its way back from the kernel")
+	X(timeout_return, 0, "CPU of a worker whose sleep timed out on its way back from the kernel") \
+	X(yield, 0, "CPU of an idle round's yield to the kernel (sched_yield), beyond its idle step")
 
 /*
  * The cache and migration model (docs/sim.md, "The cache and migration
@@ -122,6 +129,14 @@ struct sim_costs {
 	 * inverted, as acausal is.
 	 */
 	bool no_span;
+	/*
+	 * `io_poll = 1` (default 0): I/O reaches the runtime only through
+	 * the workers' own I/O polls, as on the threads engine, instead of at
+	 * its due time as a device interrupt: the timekeeper sleeps until the
+	 * next event, times out and delivers it (docs/sim.md, "Idle CPU
+	 * against threads at 2 workers"). What --explore always does.
+	 */
+	bool io_poll;
 	uint32_t npolicy;
 	struct sim_named_cost policies[SIM_WORK_MAX];
 };

@@ -51,6 +51,8 @@ struct sim_worker {
 	uint64_t seen;
 	/* Waited in this step for a task to exist (sim_await_ready). */
 	uint64_t waited;
+	/* Charged in this step for yields' system calls (sim_yield). */
+	uint64_t yielded;
 	/* The policy's schedule_local, which sim_sched_local wraps. */
 	void (*sched_local)(struct worker *w, struct task *t, enum sched_kind kind);
 };
@@ -83,6 +85,7 @@ struct sim_cpu {
 	CACHE_ALIGNED uint64_t busy, search, search_notifies, notifies;
 	uint64_t parked;
 	uint64_t wake_kernel;		/* wake_return and timeout_return charged (sim_wake_cpu) */
+	uint64_t yield_kernel;		/* cost.yield charged (sim_yield, cpu_step) */
 	uint64_t park_at;		/* the clock when it last parked */
 	uint64_t notify_at;		/* the unpark that woke it, at the waker's in-step time */
 };
@@ -339,10 +342,18 @@ static void sim_compute(struct engine *e, struct worker *w, uint64_t ns)
 	s->now = s->w[w->index].clock;
 }
 
-/* An idle round's yield: one more idle step on the worker's clock. */
+/*
+ * An idle round's yield: one more idle step on the worker's clock, and the
+ * yield's system call (cost.yield, 0 by default): the threads engine calls
+ * sched_yield (te_yield), whose time its CPU split counts as the kernel's
+ * (system time), so cpu_step moves it from the step's kind to the kernel.
+ */
 static void sim_yield(struct engine *e, struct worker *w)
 {
-	sim_compute(e, w, ((struct sim_engine *)e)->costs.idle_step);
+	struct sim_engine *s = (struct sim_engine *)e;
+	sim_compute(e, w, s->costs.idle_step + s->costs.yield);
+	if (s->cpu_on)
+		s->w[w->index].yielded += s->costs.yield;
 }
 
 /* Make a parked worker runnable at the waker's time plus the wake latency
@@ -714,7 +725,11 @@ static inline __attribute__((always_inline)) void cpu_step(struct sim_engine *s,
 							   uint64_t start, enum step st)
 {
 	struct sim_cpu *a = &s->cpu[id];
-	uint64_t dur = s->w[id].clock - start;
+	/* The yields' system calls are the kernel's, whatever the step. */
+	uint64_t yielded = s->w[id].yielded;
+	uint64_t dur = s->w[id].clock - start - yielded;
+	s->w[id].yielded = 0;
+	a->yield_kernel += yielded;
 	if (__builtin_expect(st == STEP_POLLED || st == STEP_RAN, 1)) {
 		/* A wait for a task found before its spawn (sim_await_ready)
 		 * stands for the search the worker would have gone on with. */
@@ -760,8 +775,8 @@ static inline uint64_t sim_wake_cpu(struct sim_engine *s, uint32_t id, bool woke
 
 /*
  * Worker i's CPU split at the run's end. The kernel's part is the park and
- * notify costs its counters charged and the ends of its sleeps
- * (sim_wake_cpu); the task's, the compute its tasks
+ * notify costs its counters charged, the ends of its sleeps
+ * (sim_wake_cpu) and its yields' system calls (sim_yield); the task's, the compute its tasks
  * declared in ticks that polled (task_compute_ns, as on threads) and the
  * work charge of its polls, at most the busy steps' time less their
  * notifies (less whatever of a negative per-poll figure the poll's own
@@ -779,11 +794,11 @@ static struct worker_cpu cpu_finish(const struct sim_engine *s, const struct wor
 	uint64_t task = w->task_compute_ns + sim_costs_work_units(c, &w->st) * c->work;
 	task = task < busy ? task : busy;
 	return (struct worker_cpu){
-		.cpu_ns = a->busy + a->search + a->wake_kernel,
+		.cpu_ns = a->busy + a->search + a->wake_kernel + a->yield_kernel,
 		.task_ns = task,
 		.sched_ns = busy - task,
 		.search_ns = a->search - search_kernel,
-		.kernel_ns = busy_kernel + search_kernel + a->wake_kernel,
+		.kernel_ns = busy_kernel + search_kernel + a->wake_kernel + a->yield_kernel,
 		.parked_ns = a->parked,
 	};
 }
@@ -854,12 +869,13 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		 * and delivers through the workers' own I/O poll (see
 		 * docs/sim.md); exploring, the sim does the same, so that a
 		 * policy whose timekeeper sleeps through an event stalls here
-		 * as it would there.
+		 * as it would there, and so does --set cost.io_poll=1, so that
+		 * the timekeeper's sleeps end as there (by their timeout).
 		 */
 		/* The root holds the worker with the earliest event. */
 		uint32_t id = s->win[1];
 		uint64_t next_step = s->live ? ev_time(s, id) : TIMER_NONE;
-		if (!explore && rt->io_next && !rt_finished(rt)) {
+		if (!explore && !s->costs.io_poll && rt->io_next && !rt_finished(rt)) {
 			uint64_t due = rt->io_next(rt, rt->io_arg);
 			/* cost.io_delay > 0 delivers every event that much late
 			 * (an interrupt held off, a NIC's coalescing): what the
@@ -967,7 +983,8 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 			else
 				ev_clear(s, id);
 			if ((s->live == 0 || deadlocked(s)) && !pending_start &&
-			    (explore || !(rt->io_next && rt->io_next(rt, rt->io_arg) != TIMER_NONE))) {
+			    (explore || s->costs.io_poll ||
+			     !(rt->io_next && rt->io_next(rt, rt->io_arg) != TIMER_NONE))) {
 				if (!rt_finished(rt))
 					rc = stall(s, rt);
 				goto out;

@@ -39,6 +39,8 @@
  *   timeout_return          an unpark ends (CPU 1 idle meanwhile) and over
  *                           one that its timeout ends, less park: the
  *                           sleeper's way back from the kernel
+ *   yield                   the caller's CPU clock over sched_yield calls
+ *                           in a row: an idle round's yield (rayon)
  *   cold_start,             256 task-sized blocks written on CPU 0, read
  *   line_transfer           and written (or added to) on CPU 1, less the
  *                           same touches again
@@ -345,6 +347,30 @@ static int bench_tasks(struct cal *c, struct calibrate_ns *ns)
 	return 0;
 }
 
+/* ---- an idle round's yield ---- */
+
+/*
+ * cost.yield: the calling thread's CPU clock over YIELDS sched_yield calls
+ * in a row, per call: the system call each idle round of rayon makes
+ * (te_yield, as Rayon's thread::yield_now), beyond the idle step measured
+ * above. The CPU clock, not the wall clock: where another thread wants
+ * this CPU the yield hands it over, and the time away is not the yielder's
+ * CPU (on an otherwise idle CPU the two agree). Two clock reads per
+ * YIELDS calls, left in (a few ns a call).
+ */
+static void bench_yield(struct cal *c, struct calibrate_ns *ns)
+{
+	enum { YIELDS = 256 };
+	for (uint32_t r = 0; r < c->reps; r++) {
+		uint64_t t0 = thread_cpu();
+		for (int i = 0; i < YIELDS; i++)
+			sched_yield();
+		c->s[r] = (double)(thread_cpu() - t0) / YIELDS;
+	}
+	ns->yield = median(c->s, c->reps);
+	say(c, "an idle round's yield (sched_yield): %.0f ns of the caller's CPU", ns->yield);
+}
+
 static void describe_machine(struct calibration *cal)
 {
 	cal->when = (int64_t)time(NULL);
@@ -364,6 +390,8 @@ static int one_pass(struct cal *c, struct calibrate_ns *ns, int cpu_a, int cpu_b
 	}
 	if (rc == 0)
 		rc = bench_tasks(c, ns);
+	if (rc == 0)
+		bench_yield(c, ns);
 	if (rc == 0)
 		rc = bench_steal(c, ns, cpu_a, cpu_b);
 	if (rc == 0)

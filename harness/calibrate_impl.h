@@ -80,6 +80,16 @@ static inline uint64_t now_fenced(const struct cal *c)
 	return t;
 }
 
+/* This thread's CPU clock (a system call, not the vDSO), ns: the clock
+ * the threads engine's CPU split reads (CLOCK_THREAD_CPUTIME_ID). */
+static inline uint64_t thread_cpu(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static inline int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

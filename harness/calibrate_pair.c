@@ -173,15 +173,6 @@ struct park_bench {
 	bool pinned, observer_pinned;
 };
 
-/* This thread's CPU clock (a system call, not the vDSO), ns. */
-static uint64_t thread_cpu(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Phase 3's park: the threads engine's te_park with a timeout that runs
  * out (nobody unparks), then its withdrawal PARKED -> EMPTY. Nobody else
  * writes the word in this phase, so no race is closed here: the CASes and

@@ -559,7 +559,9 @@ fi
 # its defaults and at the knob values that trade the two (volt's and tokio's searcher_cap,
 # go's spin_cap, rayon's rounds_until_sleepy); 2 threads at loads 0.1..0.7 beside the sim
 # calibrated on this machine just before; and the idle CPU at the trickle loads 0.01..0.1
-# with one second of arrivals per trial, threads and calibrated sim at 2 workers.
+# with one second of arrivals per trial, threads and calibrated sim at 2 workers. The
+# calibrated sim delivers the arrivals through the workers' I/O polls, as threads do
+# (cost.io_poll=1), so that the timekeeper's sleeps end by their timeouts there too.
 D=$REF/7-cpu-vs-latency
 if want 7 sim || want 7 threads; then
 begin "$D" "7. What each policy burns for its latency: p99 against CPU per request, and idle CPU"
@@ -589,7 +591,7 @@ for eng in threads sim; do
 	# shellcheck disable=SC2046 # the sim's options, or nothing
 	run "$D" "$H" --policy=volt,tokio,go,rayon --workload=open-loop --engine "$eng" --workers 2 \
 		--param load=$LOADS2 --param requests=2000 \
-		$([ "$eng" = sim ] && echo --costs "$COSTS" --trials 1 --warmup 0 ||
+		$([ "$eng" = sim ] && echo --costs "$COSTS" --set cost.io_poll=1 --trials 1 --warmup 0 ||
 			echo --trials 3 --warmup 1) \
 		--no-baseline --quiet --json "$D/raw-2w/ol-$eng-2w.json"
 	# The trickle: one second of arrivals at 2 workers and S = 100 us (requests =
@@ -599,7 +601,7 @@ for eng in threads sim; do
 		# shellcheck disable=SC2046
 		run "$D" "$H" --policy=volt,tokio,go,rayon --workload=open-loop --engine "$eng" \
 			--workers 2 --param load="$load" --param requests="$req" --param warmup=0 \
-			$([ "$eng" = sim ] && echo --costs "$COSTS" --trials 1 --warmup 0 ||
+			$([ "$eng" = sim ] && echo --costs "$COSTS" --set cost.io_poll=1 --trials 1 --warmup 0 ||
 				echo --trials 2 --warmup 1) \
 			--no-baseline --quiet --json "$D/raw-idle/idle-$load-$eng-2w.json"
 	done
@@ -1092,12 +1094,15 @@ $(section "$REF/7-cpu-vs-latency/idle.md")
 
 The calibrated sim's idle CPU against the threads engine's at 2 workers, with the kernel's
 part of each per request (threads: the workers' system time; sim: the \`park\` and \`notify\`
-costs their counters charge and each sleep's way back from the kernel, \`wake_return\` or
-\`timeout_return\`) and the sleeps per request (those an unpark ended and those a timeout
-ended). The sim delivers an arrival as an interrupt where a thread is woken by its park's
-timeout to poll for it, and sleeps more often per request (\`docs/sim.md\`, "Idle CPU against
-threads at 2 workers"); the two kernel columns show how much of a gap in idle CPU is the
-kernel's, the two sleep columns how much of it is how often the workers sleep.
+costs their counters charge, each sleep's way back from the kernel, \`wake_return\` or
+\`timeout_return\`, and rayon's yields, \`yield\`), the sleeps per request (those an unpark
+ended and those a timeout ended) and the idle CPU per sleep. The calibrated sim delivers the
+arrivals through the workers' I/O polls, as threads do (\`cost.io_poll=1\`: the timekeeper's
+sleeps end by their timeouts), and still sleeps more often per request
+(\`docs/sim.md\`, "Idle CPU against threads at 2 workers"); the two kernel columns
+show how much of a gap in idle CPU is the kernel's, the two sleep columns how much of it is how
+often the workers sleep, and the last two what each sleep costs all told (idle CPU is nearly
+proportional to the sleeps on both engines).
 
 $(section "$REF/7-cpu-vs-latency/idle-sim-vs-threads.md")
 ## 8. Work, span, parallelism and speedup, 1 to 256 workers

@@ -675,10 +675,19 @@ elif kind in ("cpu", "idle", "idle-sim-vs-threads"):
                     sum(w.get("unparks_timeout", 0) for w in (t.get("workers") or []))
                     for t in g.trials)
             return n / max(1, sum(t["tasks"] for t in g.trials))
+        # The CPU not running tasks per sleep (all trials): idle CPU is nearly proportional to
+        # the sleeps on both engines (docs/sim.md), so this is what each sleep costs all told,
+        # its search before, its park, its way back and the tick after.
+        def idle_per_sleep(g):
+            idle = sum(((t.get("cpu") or {}).get("total") or {}).get("cpu_ns", 0) -
+                       ((t.get("cpu") or {}).get("total") or {}).get("task_ns", 0)
+                       for t in g.trials)
+            n = sleeps(g) * sum(t["tasks"] for t in g.trials)
+            return sig(idle / n / 1e3) if n else "-"
         print("| policy | workers | load | requests | warm-up share | idle CPU, threads [95% CI] "
               "| idle CPU, sim | sim / threads | kernel us / request, threads | ..., sim "
-              "| sleeps / request, threads | ..., sim |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| sleeps / request, threads | ..., sim | idle CPU us / sleep, threads | ..., sim |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for g in sorted(groups, key=lambda g: key(g) + (g.params.get("requests", 0),)):
             t = next((x for x in th if same(x) == same(g)), None)
             if g.engine != "sim" or t is None:
@@ -688,13 +697,13 @@ elif kind in ("cpu", "idle", "idle-sim-vs-threads"):
                 continue
             ci = t.ci95("idle_cpu") if len(t.trials) > 1 else None
             w = g.params.get("warmup")
-            print("| %s | %d | %s | %s | %s | %s%s | %s | %s | %s | %s | %.2f | %.2f |" % (
+            print("| %s | %d | %s | %s | %s | %s%s | %s | %s | %s | %s | %.2f | %.2f | %s | %s |" % (
                 lab(g), g.workers, hl.fmt_value(g.offered_load()),
                 hl.fmt_value(g.params.get("requests")),
                 "auto" if w is None or w < 0 else hl.fmt_value(w), pct(a),
                 " [%s, %s]" % (pct(ci[0]), pct(ci[1])) if ci else "", pct(b),
                 "%.2f" % (b / a) if a else "-", sig(kern(t)), sig(kern(g)), sleeps(t),
-                sleeps(g)))
+                sleeps(g), idle_per_sleep(t), idle_per_sleep(g)))
 elif kind == "work-span":
     import workspan
     sys.stdout.write(workspan.table_md(workspan.collect(results)))
