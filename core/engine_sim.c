@@ -451,12 +451,12 @@ static uint64_t sim_await_ready(struct engine *e, struct worker *w, const struct
  * thief would find its queue as it was before, and search on where
  * sim_await_ready would have it wait (the steals that look through this,
  * deque_steal_before: docs/sim.md, "Time within a step"). Under causal = 0
- * every queued task is there, as before.
+ * or horizon = 0 every queued task is there, as before.
  */
 static uint64_t sim_horizon(struct engine *e, struct worker *w)
 {
 	struct sim_engine *s = (struct sim_engine *)e;
-	if (s->costs.acausal)
+	if (s->costs.acausal || s->costs.no_horizon)
 		return UINT64_MAX;
 	const struct sim_worker *sw = &s->w[w->index];
 	const struct sim_costs *c = &s->costs;
