@@ -31,7 +31,8 @@
  *    virtual time (engine_sim.c sim_horizon; a leaf's join re-pushes its
  *    parent at the leaf's end, 100 us into a step whose queues the other
  *    workers see from its start), and the makespan meets the greedy bound
- *    T1 / P + Tinf, T1 the 1-worker run's, Tinf the span the run recorded.
+ *    T1 / P + Tinf, T1 the 1-worker run's, Tinf the span the run recorded;
+ *    with cost.horizon=0 (the sim before) blumofe-leiserson's thieves wait.
  */
 #include "sim_util.h"
 
@@ -224,6 +225,18 @@ static void deque_steals_see_their_time(void)
 			ASSERT((double)o.makespan <= greedy);
 		}
 	}
+	/* The ablation's switch (cost.horizon=0) gives back the waits. */
+	struct sim_costs off;
+	sim_costs_default(&off);
+	ASSERT_EQ(sim_costs_set(&off, "horizon", 0), 0);
+	struct sim_out o;
+	uint64_t waits = 0;
+	sim_run_costs("blumofe-leiserson", NULL, "imbalanced", params, 64, 0, &off, &o, count_waits,
+		      &waits);
+	ASSERT_EQ(o.rc, 0);
+	fprintf(stderr, "    blumofe-leiserson imbalanced P= 64, cost.horizon=0: makespan %.3f ms, "
+		"%llu polls waited for their task\n", o.makespan / 1e6, (unsigned long long)waits);
+	ASSERT(waits > 0);
 }
 
 int main(void)
