@@ -78,6 +78,10 @@ int sim_costs_set(struct sim_costs *c, const char *name, uint64_t ns)
 		c->io_poll = ns != 0;	/* a switch, default off */
 		return 0;
 	}
+	if (strcmp(name, "horizon") == 0) {
+		c->no_horizon = ns == 0;	/* a switch, as causal */
+		return 0;
+	}
 	size_t len = strlen(name);
 	if (len > 5 && len - 5 < SIM_WORK_NAME) {
 		if (strncmp(name, "work.", 5) == 0)
@@ -99,7 +103,7 @@ void sim_costs_names(char *buf, size_t len)
 	SIM_MODEL_COSTS(X)
 #undef X
 	if (off < len)
-		snprintf(buf + off, len - off, "%scausal, span, io_poll, work.WORKLOAD, poll.POLICY", off ? ", " : "");
+		snprintf(buf + off, len - off, "%scausal, span, io_poll, horizon, work.WORKLOAD, poll.POLICY", off ? ", " : "");
 }
 
 int sim_cost_parse(const char *text, uint64_t *out)

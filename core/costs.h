@@ -137,6 +137,15 @@ struct sim_costs {
 	 * against threads at 2 workers"). What --explore always does.
 	 */
 	bool io_poll;
+	/*
+	 * `horizon = 0` (default 1): a thief of a deque sees every task its
+	 * victim's steps queued, also those stamped after the thief's own
+	 * time, and waits for the stamp of one it takes (engine_sim.c
+	 * sim_horizon; docs/sim.md, "Time within a step"): the sim before it
+	 * kept a deque as it was at the thief's time, for ablations only.
+	 * Stored inverted, as acausal is.
+	 */
+	bool no_horizon;
 	uint32_t npolicy;
 	struct sim_named_cost policies[SIM_WORK_MAX];
 };

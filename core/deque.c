@@ -69,6 +69,11 @@ struct deque_buf *deque_grow(struct deque *d, int64_t top, int64_t bottom)
 
 enum deque_steal deque_steal(struct deque *d, struct task **out)
 {
+	return deque_steal_before(d, out, UINT64_MAX);
+}
+
+enum deque_steal deque_steal_before(struct deque *d, struct task **out, uint64_t horizon)
+{
 	/* Acquire pairs with the CAS that wrote this top (it ordered that
 	 * thief's slot read, which matters to the owner, not to us) and keeps
 	 * the loads below after this one. */
@@ -84,6 +89,11 @@ enum deque_steal deque_steal(struct deque *d, struct task **out)
 	 * buffer (acquire pairs with deque_grow's release). */
 	struct deque_buf *a = atomic_load_explicit(&d->buf, memory_order_acquire);
 	struct task *x = atomic_load_explicit(&a->slot[t & a->mask], memory_order_relaxed);
+	/* Not there yet at the thief's time (deque.h): a plain read of the
+	 * task, made only by the one-thread simulation engine (horizon below
+	 * UINT64_MAX), where no owner or thief runs between these loads. */
+	if (__builtin_expect(horizon != UINT64_MAX, 0) && x->ready_ns > horizon)
+		return DEQUE_EMPTY;
 	/* Claim index t. Races with other thieves and with the owner's CAS on
 	 * the last task; seq_cst as in Le et al. (the release half orders our
 	 * slot read before the owner's reuse of the slot, see deque_push). */

@@ -200,6 +200,17 @@ enum deque_steal {
 /* Thief (any thread but the owner): take the oldest task. */
 enum deque_steal deque_steal(struct deque *d, struct task **out);
 
+/*
+ * deque_steal for a thief that may take only a task made runnable by
+ * `horizon` (its ready_ns; rt_steal_horizon): one whose stamp is later is
+ * not in the deque yet at the thief's time, which sees the deque empty
+ * (DEQUE_EMPTY), as it was then. UINT64_MAX (the threads engine) is
+ * deque_steal, which never reads the task. Only the simulation engine,
+ * one thread for every worker, passes anything else: the task it reads
+ * is queued and nobody else runs meanwhile.
+ */
+enum deque_steal deque_steal_before(struct deque *d, struct task **out, uint64_t horizon);
+
 /* Tasks queued: exact for the owner. */
 static inline int64_t deque_len(const struct deque *d)
 {

@@ -53,6 +53,13 @@ struct engine_ops {
 	 * the ns it waited; those are idle, not the tick's. Owner thread;
 	 * optional (NULL: the engine's clocks are causal already). */
 	uint64_t (*await_ready)(struct engine *e, struct worker *w, const struct task *t);
+	/* The latest stamp (t->ready_ns) of a task that worker `w`, stepping
+	 * now, may steal: an engine that places a whole step in the queues at
+	 * once (the simulation) holds tasks that a step made later in virtual
+	 * time than a thief's own clock, which a real thief would not find
+	 * yet (docs/sim.md, "Time within a step"). Owner thread; optional
+	 * (NULL: every queued task is there, rt_steal_horizon's UINT64_MAX). */
+	uint64_t (*horizon)(struct engine *e, struct worker *w);
 	/*
 	 * Harness thread: call rt->place(rt, rt->place_arg) if set, before any
 	 * worker runs (it may put tasks on workers with rt_place), start the
@@ -91,5 +98,9 @@ struct engine *engine_sim_create(uint32_t nworkers, const struct sim_costs *cost
 uint64_t engine_sim_steps(const struct engine *e);
 /* Worker id's virtual clock where the last sim run left it (its exit). */
 uint64_t engine_sim_clock(const struct engine *e, uint32_t id);
+/* Polls of the last run that waited for their task's stamp (engine_sim.c
+ * sim_await_ready): tasks taken before the step that made them reached
+ * them in virtual time. */
+uint64_t engine_sim_waits(const struct engine *e);
 
 #endif

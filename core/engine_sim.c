@@ -146,6 +146,8 @@ struct sim_engine {
 	 * (pool_pass); worker 0 before the run's first step. */
 	struct worker *pool_holder;
 	uint64_t steps;
+	/* Polls that waited for their task's stamp (sim_await_ready). */
+	uint64_t waits;
 	/* --explore: a seed perturbing tie-breaks and step costs (0: none) */
 	uint64_t seed;
 	/* --explore: whether this run takes tasks in one step and polls them
@@ -446,10 +448,31 @@ static uint64_t sim_await_ready(struct engine *e, struct worker *w, const struct
 	if (t->ready_ns <= now)
 		return 0;
 	uint64_t wait = t->ready_ns - now;
+	s->waits++;
 	sw->clock += wait;
 	sw->waited += wait;	/* a search's time, not the poll's (cpu_step) */
 	s->now = sw->clock;
 	return wait;
+}
+
+/*
+ * The latest stamp a thief stepping now may steal: its in-step time
+ * (step_now, without recording it as handed out). A task stamped later
+ * was made by a step that had not reached it yet in virtual time: a real
+ * thief would find its queue as it was before, and search on where
+ * sim_await_ready would have it wait (the steals that look through this,
+ * deque_steal_before: docs/sim.md, "Time within a step"). Under causal = 0
+ * or horizon = 0 every queued task is there, as before.
+ */
+static uint64_t sim_horizon(struct engine *e, struct worker *w)
+{
+	struct sim_engine *s = (struct sim_engine *)e;
+	if (s->costs.acausal || s->costs.no_horizon)
+		return UINT64_MAX;
+	const struct sim_worker *sw = &s->w[w->index];
+	const struct sim_costs *c = &s->costs;
+	uint64_t total = sim_costs_mechanisms(c, &w->st) + (s->lock_model ? model_cost(c, &w->st) : 0);
+	return sw->clock + (total - sw->last_cost);
 }
 
 /*
@@ -1030,6 +1053,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	 * (charge), and a poll's whole charge is never negative. */
 	s->costs.policy_poll = (uint64_t)sim_costs_policy_poll(&s->costs, rt->policy->name);
 	s->steps = 0;
+	s->waits = 0;
 	s->pool_holder = &rt->workers[0];
 	rng_seed(&s->rng, rt->cfg.seed ^ s->seed, 0x73696dull);
 	rng_seed(&s->split_rng, rt->cfg.seed ^ s->seed, 0x73706c6974ull);
@@ -1114,6 +1138,7 @@ static const struct engine_ops sim_ops = {
 	.compute = sim_compute,
 	.yield = sim_yield,
 	.await_ready = sim_await_ready,
+	.horizon = sim_horizon,
 	.run = sim_run,
 	.finish = sim_finish,
 	.destroy = sim_destroy,
@@ -1168,4 +1193,9 @@ uint64_t engine_sim_steps(const struct engine *e)
 uint64_t engine_sim_clock(const struct engine *e, uint32_t id)
 {
 	return ((const struct sim_engine *)e)->w[id].clock;
+}
+
+uint64_t engine_sim_waits(const struct engine *e)
+{
+	return ((const struct sim_engine *)e)->waits;
 }

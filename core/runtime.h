@@ -282,6 +282,14 @@ static inline uint64_t rt_now(struct runtime *rt, struct worker *w)
 	return rt->engine->ops->now(rt->engine, w);
 }
 
+/* The latest ready stamp a steal by `w` may take now (engine.h horizon):
+ * UINT64_MAX where every queued task is there (the threads engine). */
+static inline uint64_t rt_steal_horizon(struct runtime *rt, struct worker *w)
+{
+	const struct engine_ops *o = rt->engine->ops;
+	return o->horizon ? o->horizon(rt->engine, w) : UINT64_MAX;
+}
+
 /*
  * The scheduling-delay sample: 1 in N local schedules stamps the task with
  * the time it became runnable, and its first poll records the delay. A

@@ -594,6 +594,10 @@ static json_t *config_json(const struct run_config *cfg, const struct run_result
 		/* Only when on: results delivered as interrupts keep their form. */
 		if (cfg->costs->io_poll)
 			rc |= put(o, "sim_io_poll", json_true());
+		/* Only when off (cost.horizon=0, an ablation): results with
+		 * it on keep their form. */
+		if (cfg->costs->no_horizon)
+			rc |= put(o, "sim_horizon", json_false());
 		/* The cache and migration model and the workload's work, only
 		 * when on: results with the model off keep their form. */
 		if (sim_costs_model_on(cfg->costs)) {

@@ -269,7 +269,7 @@ static __attribute__((noinline)) struct task *find_work_slow(struct worker *w)
 		}
 		sw->victim = v;
 		w->st.steal_attempts++;
-		if (deque_steal(&s->sh[v].dq, &t) == DEQUE_STOLEN) {
+		if (deque_steal_before(&s->sh[v].dq, &t, rt_steal_horizon(rt, w)) == DEQUE_STOLEN) {
 			w->st.steals++;
 			w->st.tasks_stolen++;
 			goto found;

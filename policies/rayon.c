@@ -409,7 +409,8 @@ static struct task *steal_sweep(struct worker *w)
 				continue;
 			struct task *t;
 			w->st.steal_attempts++;
-			enum deque_steal out = deque_steal(&r->sh[v].dq, &t);
+			enum deque_steal out = deque_steal_before(&r->sh[v].dq, &t,
+								  rt_steal_horizon(rt, w));
 			if (out == DEQUE_STOLEN) {
 				w->st.steals++;
 				w->st.tasks_stolen++;

@@ -23,7 +23,17 @@
  *    right answer, and more than 64 workers ran a tick (a worker whose
  *    first step comes after the root completed leaves without one: all
  *    start at virtual time 0, and fib(12)'s 697 polls can all run among
- *    the first steps).
+ *    the first steps);
+ *  - imbalanced as part 8 of the reference results runs it (partitions of
+ *    10, 10, 20 and 35 ms in 100 us leaves) under the two deque policies,
+ *    blumofe-leiserson at 16 and 64 workers and rayon at 16 to 256 (to 64
+ *    under the sanitizers, whose steps are 10 to 50 times slower): no
+ *    thief takes a task before the step that made it reached it in
+ *    virtual time (engine_sim.c sim_horizon; a leaf's join re-pushes its
+ *    parent at the leaf's end, 100 us into a step whose queues the other
+ *    workers see from its start), and the makespan meets the greedy bound
+ *    T1 / P + Tinf, T1 the 1-worker run's, Tinf the span the run recorded;
+ *    with cost.horizon=0 (the sim before) blumofe-leiserson's thieves wait.
  */
 #include "sim_util.h"
 
@@ -178,11 +188,64 @@ static void many_workers(void)
 	}
 }
 
+/* Polls of the run that waited for their task's stamp. */
+static void count_waits(struct runtime *rt, const struct workload *wl, void *arg)
+{
+	(void)wl;
+	*(uint64_t *)arg = engine_sim_waits(rt->engine);
+}
+
+static void deque_steals_see_their_time(void)
+{
+	static const char *const params[] = { "t0_ms=10", "t1_ms=10", "t2_ms=20", "t3_ms=35", NULL };
+	static const struct {
+		const char *policy;
+		uint32_t pmax;
+	} cases[] = { { "blumofe-leiserson", 64 }, { "rayon", SIM_SANITIZED ? 64 : 256 } };
+	static const uint32_t counts[] = { 16, 64, 128, 256 };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct sim_out one, o;
+		sim_run_costs(cases[i].policy, NULL, "imbalanced", params, 1, 0, NULL, &one, NULL,
+			      NULL);
+		ASSERT_EQ(one.rc, 0);
+		for (size_t j = 0; j < sizeof counts / sizeof counts[0]; j++) {
+			uint32_t p = counts[j];
+			if (p > cases[i].pmax)
+				break;
+			uint64_t waits = UINT64_MAX;
+			sim_run_costs(cases[i].policy, NULL, "imbalanced", params, p, 0, NULL, &o,
+				      count_waits, &waits);
+			ASSERT_EQ(o.rc, 0);
+			ASSERT(o.has_span);
+			double greedy = (double)one.makespan / p + (double)o.span;
+			fprintf(stderr, "    %s imbalanced P=%3u: makespan %.3f ms, greedy bound "
+				"%.3f ms (x%.3f), %llu polls waited for their task\n",
+				cases[i].policy, p, o.makespan / 1e6, greedy / 1e6,
+				(double)o.makespan / greedy, (unsigned long long)waits);
+			ASSERT_EQ(waits, 0);
+			ASSERT((double)o.makespan <= greedy);
+		}
+	}
+	/* The ablation's switch (cost.horizon=0) gives back the waits. */
+	struct sim_costs off;
+	sim_costs_default(&off);
+	ASSERT_EQ(sim_costs_set(&off, "horizon", 0), 0);
+	struct sim_out o;
+	uint64_t waits = 0;
+	sim_run_costs("blumofe-leiserson", NULL, "imbalanced", params, 64, 0, &off, &o, count_waits,
+		      &waits);
+	ASSERT_EQ(o.rc, 0);
+	fprintf(stderr, "    blumofe-leiserson imbalanced P= 64, cost.horizon=0: makespan %.3f ms, "
+		"%llu polls waited for their task\n", o.makespan / 1e6, (unsigned long long)waits);
+	ASSERT(waits > 0);
+}
+
 int main(void)
 {
 	RUN(many_workers);
 	RUN(cost_accounting_exact);
 	RUN(fib_bounds_volt);
 	RUN(fib_bounds_blumofe_leiserson);
+	RUN(deque_steals_see_their_time);
 	return 0;
 }
