@@ -225,7 +225,7 @@ class Fit:
     def run(self):
         base = None if self.o.base == "default" else self.o.base
         self.base = base
-        # Stage 1: spawn, poll and the third cost at 1 worker, on three shapes.
+        # Stage 1: its costs at 1 worker, on its shapes (two, three or four).
         self.targets = [self.real(wl, params, 1) for wl, params in self.shapes1]
         _, table = self.sim(self.shapes1[0][0], self.shapes1[0][1], 1, base)
         x = [float(table.get(k, 0)) for k in self.stage1]
