@@ -147,7 +147,8 @@ class Fit:
             # (the Go peer's allocates its results and a WaitGroup): work.fib, with
             # yield-many, polls and no spawns, to pin poll.
             self.stage1 += ("work.fib",)
-            self.shapes1.append(("yield-many", []))
+            self.shapes1.append(("yield-many", ["--param", "tasks=%d" % opts.yield_tasks,
+                                                "--param", "yields=%d" % opts.yields]))
 
     def stage1_fit(self, x):
         """Newton's method on the 1-worker sim for the stage-1 costs x, each kept >= 0:
@@ -322,7 +323,7 @@ class Fit:
                 a, b = b, a + b
             return 2 * a - 1
         if wl == "yield-many":
-            return 200 * 1001
+            return self.o.yield_tasks * (self.o.yields + 1)  # its polls
         return self.o.chain_n if wl == "chained-spawn" else self.o.spawn_n
 
     def check(self, path):
@@ -344,6 +345,8 @@ def main():
     ap.add_argument("--fib-n", type=int, default=25)
     ap.add_argument("--spawn-n", type=int, default=100000)
     ap.add_argument("--chain-n", type=int, default=100000)
+    ap.add_argument("--yield-tasks", type=int, default=200)
+    ap.add_argument("--yields", type=int, default=1000)
     ap.add_argument("--fib-work", dest="fib_work", action="store_true", default=None,
                     help="fit work.fib too, with yield-many as another 1-worker shape "
                          "(the default for go)")
@@ -372,8 +375,10 @@ def main():
     if o.base != "default" and not os.path.isfile(o.base):
         die("--base %s: no such file" % o.base)
     if not 1 <= o.trials <= 100 or not 2 <= o.fib_n <= 40 or not 1 <= o.spawn_n <= 10 ** 7 \
-            or not 2 <= o.chain_n <= 10 ** 7:
-        die("--trials 1..100, --fib-n 2..40, --spawn-n 1..10000000, --chain-n 2..10000000")
+            or not 2 <= o.chain_n <= 10 ** 7 or not 1 <= o.yield_tasks <= 10 ** 5 \
+            or not 1 <= o.yields <= 10 ** 5:
+        die("--trials 1..100, --fib-n 2..40, --spawn-n 1..10000000, --chain-n 2..10000000, "
+            "--yield-tasks 1..100000, --yields 1..100000")
     # Go's spawn-many costs 1.5 times its fib per task at 1 worker, which spawn and poll
     # cannot give (docs/sim.md, "Costs of a real runtime"); Tokio's costs what its fib
     # does, and its 2-worker fit lands better on the two shapes alone.

@@ -26,8 +26,8 @@ mkdir -p peers
 
 truth=(--set cost.spawn=300 --set cost.poll=50 --set cost.spawn_fresh=400 --set cost.work.fib=40
 	--set cost.contended=500 --set cost.lock_transfer=300)
-sim_ns() {	# WORKLOAD N WORKERS [COSTS...]: the sim's makespan in ns (N -: the defaults)
-	local wl=$1 n=$2 nw=$3 param=()
+sim_ns() {	# WORKLOAD N WORKERS [COSTS...]: the sim's makespan in ns (N -: yield-many's)
+	local wl=$1 n=$2 nw=$3 param=(--param tasks=20 --param yields=100)
 	shift 3
 	[ "$n" = - ] || param=(--param n="$n")
 	"$harness" --engine=sim --policy=tokio-1.28 --workload="$wl" "${param[@]}" --workers "$nw" \
@@ -35,10 +35,10 @@ sim_ns() {	# WORKLOAD N WORKERS [COSTS...]: the sim's makespan in ns (N -: the d
 		/usr/bin/python3 -c 'import json, sys; print(int(json.load(sys.stdin)["median"]["makespan_ns"]))'
 }
 # The makespans the fake runtime reports: the sim's at the true costs, for the
-# fit's sizes (fib 12, spawn-many 2000; chained-spawn 2000 and yield-many's
-# defaults at 1 worker) and the check's (fib 14, spawn-many 200).
+# fit's sizes (fib 12, spawn-many 2000; chained-spawn 500 and yield-many of 20
+# tasks of 100 yields at 1 worker) and the check's (fib 14, spawn-many 200).
 : >table
-for wl in "chained-spawn 2000" "yield-many -"; do
+for wl in "chained-spawn 500" "yield-many -"; do
 	# shellcheck disable=SC2086 # the workload and its size
 	echo "$wl 1 $(sim_ns $wl 1 "${truth[@]}")" >>table || fail "the sim at the true costs"
 done
@@ -58,7 +58,7 @@ case "$*" in *"--param n="*) n=$(echo "$@" | sed 's/.*--param n=\([0-9]*\).*/\1/
 ns=$(awk -v w="$wl" -v n="$n" -v k="$nw" '$1 == w && $2 == n && $3 == k {print $4}' "$FAKE_TABLE")
 [ -n "$ns" ] || { echo "peer-tokio: no figure for $wl n=$n at $nw" >&2; exit 1; }
 tasks=$n
-[ "$wl" = yield-many ] && tasks=200
+[ "$wl" = yield-many ] && tasks=20
 [ "$wl" = fib ] && tasks=$(/usr/bin/python3 -c "a,b=0,1
 for _ in range($n + 1): a,b=b,a+b
 print(2*a-1)")
@@ -68,8 +68,8 @@ echo '{"trial":1,"warmup":false,"ns":'"$ns"',"tasks":'"$tasks"',"verified":true,
 PEER
 chmod +x peers/peer-tokio
 
-fit=(--policy tokio-1.28 --harness "$harness" --fib-n 12 --spawn-n 2000 --chain-n 2000 --trials 1
-	--third spawn_fresh --fib-work)
+fit=(--policy tokio-1.28 --harness "$harness" --fib-n 12 --spawn-n 2000 --chain-n 500 --trials 1
+	--yield-tasks 20 --yields 100 --third spawn_fresh --fib-work)
 /usr/bin/python3 "$script" "${fit[@]}" --out fitted.costs --check >out 2>err ||
 	fail "the fit: exit $?"
 grep -qx "spawn = 300" fitted.costs && grep -qx "poll = 50" fitted.costs &&
@@ -83,13 +83,13 @@ pass "stage 1 recovers the runtime's spawn, poll, spawn_fresh and work.fib from 
 import subprocess, json, sys
 for line in open(sys.argv[1]):
     wl, n, nw, want = line.split()
-    param = [] if n == "-" else ["--param", "n=" + n]
+    param = ["--param", "tasks=20", "--param", "yields=100"] if n == "-" else ["--param", "n=" + n]
     got = subprocess.run(["$harness", "--engine=sim", "--policy=tokio-1.28", "--workload=" + wl]
                          + param + ["--workers", nw, "--trials", "1", "--warmup", "0",
                           "--quiet", "--costs", "fitted.costs", "--json", "-"],
                          capture_output=True, text=True, check=True).stdout
     got = json.loads(got)["median"]["makespan_ns"]
-    tol = 0.01 if n in ("12", "2000") else 0.05
+    tol = 0.01 if n in ("12", "2000", "500", "-") else 0.05
     assert abs(got / int(want) - 1) <= tol, (wl, n, nw, got, want)
 PY
 grep -q '^| fib n=14 | 2 |' out && grep -q '^| spawn-many n=200 | 2 |' out ||
