@@ -63,7 +63,11 @@
  * another worker's hold or transfer under way starts `lock_wait` after it
  * ends (the handoff to a waiter spinning on the lock's word); a migrated
  * cold start or remote join pays `contended` on top (the transfer while
- * the other worker uses the lines). Off in the default table (all 0), so
+ * the other worker uses the lines); a spawn that takes the run's number of
+ * tasks spawned and not completed past its high-water mark pays
+ * `spawn_fresh` (no finished task left its descriptor to reuse: Go's
+ * newproc1 takes a g from gfget's free lists and, when they are empty,
+ * allocates one with malg, runtime/proc.go). Off in the default table (all 0), so
  * that runs with the defaults are what they were before the model; a
  * calibration sets them. Kept apart from SIM_COSTS so that a result names
  * them only when the model is on.
@@ -74,7 +78,8 @@
 	X(line_transfer, 0, "a join arrival on a parent last touched on another worker")     \
 	X(lock_transfer, 0, "taking the global queue's lock last taken by another worker")   \
 	X(lock_wait, 0, "the global queue's lock handed over to a worker spinning for it")   \
-	X(contended, 0, "a migrated cold start or remote join beyond the uncontended figures")
+	X(contended, 0, "a migrated cold start or remote join beyond the uncontended figures") \
+	X(spawn_fresh, 0, "a spawn past the run's high-water mark of live tasks (no finished task's descriptor to reuse)")
 
 /* Per-poll work of a workload, `work.NAME = ns` (at most this many). */
 #define SIM_WORK_MAX 32
@@ -203,11 +208,12 @@ void sim_costs_use_work(struct sim_costs *c, const char *name, bool per_spawn);
  * charge cannot be negative. */
 int64_t sim_costs_policy_poll(const struct sim_costs *c, const char *name);
 /* Are any of the model's charges on (cold_start, line_transfer,
- * lock_transfer, lock_wait, contended, work, a poll.NAME entry)? */
+ * lock_transfer, lock_wait, contended, spawn_fresh, work, a poll.NAME
+ * entry)? */
 static inline bool sim_costs_model_on(const struct sim_costs *c)
 {
 	return c->cold_start || c->line_transfer || c->lock_transfer || c->lock_wait ||
-	       c->contended || c->work || c->npolicy;
+	       c->contended || c->spawn_fresh || c->work || c->npolicy;
 }
 
 void sim_costs_default(struct sim_costs *c);

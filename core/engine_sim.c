@@ -46,6 +46,8 @@ struct sim_worker {
 	/* At the last charge: the counters' cost (a linear function of them,
 	 * so a step costs the difference), lock acquisitions and completions. */
 	uint64_t last_cost, last_locks, last_completions;
+	/* ... and spawns, for the live tasks' high-water mark (fresh_spawns) */
+	uint64_t last_spawns;
 	/* The latest in-step time sim_now handed out (step_now): the clock
 	 * never falls below it, even where --explore shrinks a step. */
 	uint64_t seen;
@@ -141,6 +143,10 @@ struct sim_engine {
 	 * policy's shared word (shared_word), and all workers' so far. */
 	struct sim_rmw *rmw;
 	uint64_t rmw_total;
+	/* With the model on: the spawns and completions charged so far, over
+	 * every worker, and the most tasks ever live at once in this run
+	 * (spawned or injected, not completed), for spawn_fresh. */
+	uint64_t spawned, completed, live_peak;
 	struct runtime *rt;
 	/* The worker stepped last, whose task pool holds the free blocks
 	 * (pool_pass); worker 0 before the run's first step. */
@@ -300,7 +306,42 @@ static inline uint64_t model_cost(const struct sim_costs *c, const struct worker
 	return sim_costs_cold_starts(st) * c->cold_start +
 	       sim_costs_line_transfers(st) * c->line_transfer +
 	       sim_costs_work_units(c, st) * c->work + st->polls * c->policy_poll +
-	       sim_costs_contended(st) * c->contended;
+	       sim_costs_contended(st) * c->contended + st->fresh_spawns * c->spawn_fresh;
+}
+
+/*
+ * The step's spawns past the run's high-water mark of live tasks: those
+ * that found no finished task's descriptor to reuse. Go's newproc1
+ * (runtime/proc.go, go1.19) takes a g from gfget, the P's free list or a
+ * batch from the global one (gfput puts each exiting g there), and only
+ * when both are empty allocates one (malg: a new g and stack); a run that
+ * keeps k tasks alive at most has made k of them. On Go 1.19 a g reused
+ * long after it exited costs about as much as a new one (docs/sim.md,
+ * "Costs of a real runtime"), so the figure stands for a descriptor no
+ * recently finished task left warm, however the runtime gets it. Within
+ * a step, its spawns come before its completions (a task spawns, then
+ * returns), so the live count peaks at the step's start plus its spawns. A task
+ * injected from outside the workers counts as live from its injection
+ * (rt->remote_spawns) and pays nothing: no worker made it.
+ */
+static inline uint64_t fresh_spawns(struct sim_engine *s, uint64_t spawns, uint64_t completions)
+{
+	/* Relaxed: the sim steps every worker and injects on this one
+	 * thread, so the count is this thread's own writes; no other
+	 * memory is read through it. */
+	uint64_t injected = atomic_load_explicit(&s->rt->remote_spawns, memory_order_relaxed);
+	uint64_t live = injected + s->spawned - s->completed;
+	uint64_t peak = live + spawns;
+	uint64_t fresh = 0;
+	if (peak > s->live_peak) {
+		/* At most the step's spawns: tasks injected since may have
+		 * raised the count past the mark without a worker's spawn. */
+		fresh = peak - (live > s->live_peak ? live : s->live_peak);
+		s->live_peak = peak;
+	}
+	s->spawned += spawns;
+	s->completed += completions;
+	return fresh;
 }
 
 /*
@@ -568,6 +609,14 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 		w->st.remote_rmws += remote;
 		total += remote * (c->line_transfer + c->contended);
 		cost += remote * (c->line_transfer + c->contended);
+	}
+	if (model) {
+		uint64_t fresh = fresh_spawns(s, now->spawns - sw->last_spawns,
+					      now->completions - sw->last_completions);
+		sw->last_spawns = now->spawns;
+		w->st.fresh_spawns += fresh;
+		total += fresh * c->spawn_fresh;
+		cost += fresh * c->spawn_fresh;
 	}
 	/* Every lock acquisition a policy counts: its global batches and its
 	 * overflows' (one per overflow, or one per task as Volt's push
@@ -1068,6 +1117,7 @@ static int sim_run(struct engine *e, struct runtime *rt,
 		rt->workers[i].sched_local = sim_sched_local;
 	}
 	s->live = 0;
+	s->spawned = s->completed = s->live_peak = 0;
 	/* Index leaves holds no event, for nodes not yet played (their
 	 * subtrees hold only leaves past the last worker, or workers yet to
 	 * have their first event set below): they lose every match. */

@@ -50,7 +50,8 @@
 	X(remote_joins, "join arrivals on a parent another worker touched last (line_transfer)") \
 	X(remote_locks, "takings of the global queue's lock after another worker's (lock_transfer)") \
 	X(lock_waits, "holds of the global queue's lock that waited for another worker's hold or transfer (lock_wait)") \
-	X(remote_rmws, "read-modify-writes of the policy's shared word expected to follow another worker's (line_transfer, contended)")
+	X(remote_rmws, "read-modify-writes of the policy's shared word expected to follow another worker's (line_transfer, contended)") \
+	X(fresh_spawns, "spawns past the run's high-water mark of tasks spawned or injected and not completed (spawn_fresh)")
 
 struct worker_stats {
 #define X(name, help) uint64_t name;

@@ -1058,7 +1058,9 @@ $(section "$REF/6-models-vs-real/models-vs-real.md")
 
 The sim's costs fitted to each runtime by \`scripts/runtime_costs.py\` (\`docs/sim.md\`, "Costs of
 a real runtime"; the files \`tokio-real.costs\` and \`go-real.costs\`, on this machine's
-calibration \`machine.costs\`): spawn and poll to the 1-worker runs, the 2-worker lines'
+calibration \`machine.costs\`): spawn and poll to the 1-worker runs (for Go also
+spawn_fresh, a spawn with no finished task's descriptor to reuse, and its fib's own work,
+with chained-spawn and yield-many beside fib and spawn-many), the 2-worker lines'
 costs to the 2-worker runs, and the sim's 2-worker makespan over the runtime's on sizes the
 fit was not made on:
 

@@ -8,19 +8,28 @@
 
 `--calibrate` measures the harness's own mechanisms; a real runtime's tasks cost several
 times more (results/reference/6-models-vs-real). This is its sibling for a runtime: the
-runtime, through its peer (`--engine=real`), runs fib (every node a task) and spawn-many
-(one task spawns them all), and the sim of the policy's model is fitted to its median
+runtime, through its peer (`--engine=real`), runs fib (every node a task), spawn-many
+(one task spawns them all), chained-spawn (each task spawns the next and ends) and
+yield-many (tasks that yield), and the sim of the policy's model is fitted to its median
 makespans in two stages, as `--calibrate` fits its own (docs/sim.md):
 
-1. `spawn` and `poll`, the two per-task costs, to the 1-worker runs. One worker overlaps
-   nothing, so the sim's makespan is linear in them: three sim runs of each workload give
-   the slopes, and the two equations "sim makespan = the runtime's" both costs (one held at
-   0, the other fitted alone, if the solution has it negative).
-2. `contended` and `lock_transfer`, the costs of a 2-worker run's shared lines (a migrated
-   task's or a join's lines while the other worker uses them; the global queue's lock and
-   lines last taken on the other worker), to the 2-worker runs, by Newton's method on the
-   sim (fib moves with the first, spawn-many, whose second worker takes the spawner's
-   overflow from the global queue, with the second).
+1. `spawn`, `poll`, `spawn_fresh` and `work.fib` to the 1-worker runs of the four
+   shapes. One worker overlaps nothing, so the sim's makespan is linear in them:
+   Newton's method on the sim (the slopes by finite differences, then the least-squares
+   step with every cost that would go negative held at 0) lands in one step. yield-many
+   pins poll, chained-spawn spawn (one task live at a time: each reuses a finished one's
+   descriptor), spawn-many spawn_fresh (all live at once: none can), fib work.fib (the
+   runtime's own work in a fib node beyond its spawn and polls: the Go peer allocates
+   its results and a WaitGroup). That is go's default; tokio's is `--third none
+   --no-fib-work`, spawn and poll on fib and spawn-many alone (Tokio's spawn-many costs
+   what its fib does per task, and its 2-worker fit lands better so). `--third
+   cold_start` fits cold_start in spawn_fresh's place, `--third none` neither (and no
+   chained-spawn), `--no-fib-work` keeps the base table's work.fib (and no yield-many).
+2. `contended` and `lock_transfer`, the costs of a 2-worker run's shared lines (a
+   migrated task's or a join's lines while the other worker uses them; the global queue's
+   lock and lines last taken on the other worker), to the 2-worker runs of fib and
+   spawn-many, by Newton's method on the sim (fib moves with the first, spawn-many, whose
+   second worker takes the spawner's overflow from the global queue, with the second).
 
 The sim runs the model of the version measured: go against a Go before 1.21 as
 go[idle_precheck=1] (proc.go's wakep returned at once when no P was idle until 1.21; the go
@@ -30,7 +39,7 @@ to run the file with.
 
 The other costs (queues, steals, parks, wakes) are the base table's: the built-in one, or a
 `--calibrate` file (`--base FILE`) measured on this machine, whose lines the written file
-keeps with the four fitted ones replaced. Stage 2 matches the 2-worker runs it is fitted on
+keeps with the fitted ones replaced. Stage 2 matches the 2-worker runs it is fitted on
 by construction; `--check` runs what it was not fitted on, fib two sizes up and spawn-many a
 tenth the size at 2 workers, on the runtime and in the sim, and prints the sim's makespan
 over the runtime's. Bad input: one line on stderr, exit status 2, before any run.
@@ -53,7 +62,10 @@ POLICIES = ("tokio-1.28", "tokio", "go")
 # The costs this fit writes (core/costs.h), by stage.
 STAGE1 = ("spawn", "poll")
 STAGE2 = ("contended", "lock_transfer")
-FITTED = STAGE1 + STAGE2
+# Stage 1's optional third cost (--third): what a spawn-many task costs beyond a
+# chained-spawn one.
+THIRD = ("spawn_fresh", "cold_start", "none")
+FITTED = STAGE1 + STAGE2 + THIRD[:2]
 
 
 def die(msg, code=2):
@@ -75,11 +87,103 @@ def run_harness(args, what):
     return json.loads(p.stdout)
 
 
+def lstsq(A, b):
+    """The least-squares solution of A x = b (few columns: normal equations,
+    Gaussian elimination with partial pivoting); None if singular."""
+    n = len(A[0]) if A else 0
+    M = [[sum(A[r][i] * A[r][j] for r in range(len(A))) for j in range(n)] +
+         [sum(A[r][i] * b[r] for r in range(len(A)))] for i in range(n)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(M[r][c]))
+        if abs(M[p][c]) < 1e-30:
+            return None
+        M[c], M[p] = M[p], M[c]
+        for r in range(n):
+            if r != c:
+                f = M[r][c] / M[c][c]
+                M[r] = [a - f * e for a, e in zip(M[r], M[c])]
+    return [M[i][n] / M[i][i] for i in range(n)]
+
+
+def nonneg_step(J, y, x):
+    """The step dx that makes J dx = -y best in least squares with x + dx >= 0:
+    every subset of the costs held at 0 (dx = -x there) is tried, the feasible
+    one of least residual kept. None if none is."""
+    n = len(x)
+    best = None
+    for held in range(1 << n):
+        free = [j for j in range(n) if not held >> j & 1]
+        dx = [-x[j] if held >> j & 1 else 0.0 for j in range(n)]
+        rhs = [-y[i] - sum(J[i][j] * dx[j] for j in range(n)) for i in range(len(y))]
+        if free:
+            sol = lstsq([[J[i][j] for j in free] for i in range(len(y))], rhs)
+            if sol is None:
+                continue
+            for j, v in zip(free, sol):
+                dx[j] = v
+        if any(x[j] + dx[j] < -1e-9 for j in free):
+            continue
+        res = sum((y[i] + sum(J[i][j] * dx[j] for j in range(n))) ** 2 for i in range(len(y)))
+        if best is None or res < best[0] - 1e-15:
+            best = (res, dx)
+    return best[1] if best else None
+
+
 class Fit:
     def __init__(self, opts):
         self.o = opts
         self.shapes = [("fib", ["--param", "n=%d" % opts.fib_n]),
                        ("spawn-many", ["--param", "n=%d" % opts.spawn_n])]
+        # Stage 1's costs and shapes: spawn and poll on fib and spawn-many, and with a
+        # third cost chained-spawn too, whose tasks spawn the next and end (one live at
+        # a time), to tell a spawn that reuses a finished task's descriptor from one
+        # that cannot (spawn-many's, all live at once).
+        self.stage1 = STAGE1 + ((opts.third,) if opts.third != "none" else ())
+        self.shapes1 = list(self.shapes)
+        if opts.third != "none":
+            self.shapes1.append(("chained-spawn", ["--param", "n=%d" % opts.chain_n]))
+        if opts.fib_work:
+            # The runtime's fib node does work of its own beyond its spawns and polls
+            # (the Go peer's allocates its results and a WaitGroup): work.fib, with
+            # yield-many, polls and no spawns, to pin poll.
+            self.stage1 += ("work.fib",)
+            self.shapes1.append(("yield-many", ["--param", "tasks=%d" % opts.yield_tasks,
+                                                "--param", "yields=%d" % opts.yields]))
+
+    def stage1_fit(self, x):
+        """Newton's method on the 1-worker sim for the stage-1 costs x, each kept >= 0:
+        at each point the slopes by finite differences, then the least-squares step
+        (relative errors) with every subset of the costs that would go negative held
+        at 0. The sim is linear in spawn and poll at 1 worker, so they land in one step;
+        a cost that moves which tasks age (cold_start, by cold_after) may take more.
+        Returns (worst relative error, x, errors) of the best point met."""
+        base, n = self.base, len(self.stage1)
+
+        def f(x):
+            sets = [(k, round(max(v, 0))) for k, v in zip(self.stage1, x)]
+            return [self.sim(wl, p, 1, base, sets)[0] / t - 1
+                    for (wl, p), t in zip(self.shapes1, self.targets)]
+        y = f(x)
+        best = (max(abs(v) for v in y), x, y)
+        for _ in range(6):
+            if best[0] < 0.005:
+                break
+            h = [max(100.0, 0.2 * v) for v in x]
+            cols = []
+            for j in range(n):
+                xj = list(x)
+                xj[j] += h[j]
+                yj = f(xj)
+                cols.append([(yj[i] - y[i]) / h[j] for i in range(len(y))])
+            J = [[cols[j][i] for j in range(n)] for i in range(len(y))]
+            dx = nonneg_step(J, y, x)
+            if dx is None:
+                break
+            xn = [max(0.0, x[j] + dx[j]) for j in range(n)]
+            x, y = xn, f(xn)
+            if max(abs(v) for v in y) < best[0]:
+                best = (max(abs(v) for v in y), x, y)
+        return best
 
     def real(self, wl, params, workers):
         d = run_harness([self.o.harness, "--engine=real", "--policy=" + self.o.policy,
@@ -122,41 +226,18 @@ class Fit:
     def run(self):
         base = None if self.o.base == "default" else self.o.base
         self.base = base
-        # Stage 1: spawn and poll at 1 worker, linear.
-        rows = []
-        for wl, params in self.shapes:
-            target = self.real(wl, params, 1)
-            m0, table = self.sim(wl, params, 1, base)
-            s0, p0 = int(table["spawn"]), int(table["poll"])
-            step = 100
-            ms, _ = self.sim(wl, params, 1, base, [("spawn", s0 + step), ("poll", p0)])
-            mp, _ = self.sim(wl, params, 1, base, [("spawn", s0), ("poll", p0 + step)])
-            rows.append((wl, target, m0, (ms - m0) / step, (mp - m0) / step))
-        (w1, t1, m1, a1, b1), (w2, t2, m2, a2, b2) = rows
-        # a_i ds + b_i dp = t_i - m_i, i = fib, spawn-many.
-        det = a1 * b2 - a2 * b1
-        if abs(det) < 1e-9 * max(abs(a1 * b2), 1):
-            die("the two workloads' slopes do not tell spawn from poll apart", 1)
-        ds = ((t1 - m1) * b2 - (t2 - m2) * b1) / det
-        dp = (a1 * (t2 - m2) - a2 * (t1 - m1)) / det
-        s, p = s0 + ds, p0 + dp
-        note = ""
-        if s < 0 or p < 0:
-            # One cost would be negative: hold it at 0 and fit the other by least squares.
-            if s < 0:
-                s = 0.0
-                r = [(t - m - a * (s - s0), b) for _, t, m, a, b in rows]
-                p = p0 + sum(y * b for y, b in r) / sum(b * b for _, b in r)
-                note = "spawn held at 0 (it came out negative), poll fitted alone"
-            else:
-                p = 0.0
-                r = [(t - m - b * (p - p0), a) for _, t, m, a, b in rows]
-                s = s0 + sum(y * a for y, a in r) / sum(a * a for _, a in r)
-                note = "poll held at 0 (it came out negative), spawn fitted alone"
-        self.rows, self.note = rows, note
-        self.fit = {"spawn": round(max(s, 0)), "poll": round(max(p, 0))}
+        # Stage 1: its costs at 1 worker, on its shapes (two, three or four).
+        self.targets = [self.real(wl, params, 1) for wl, params in self.shapes1]
+        _, table = self.sim(self.shapes1[0][0], self.shapes1[0][1], 1, base)
+        x = [float(table.get(k, 0)) for k in self.stage1]
+        _, x, y = self.stage1_fit(x)
+        held = [k for k, v in zip(self.stage1, x) if round(v) == 0]
+        self.note = ("%s held at 0 (the fit would have it negative)" % " and ".join(held)
+                     if held else "")
+        self.fit = {k: round(max(v, 0)) for k, v in zip(self.stage1, x)}
+        self.stage1_err = y
         self.ones = [(wl, t, self.sim(wl, params, 1, base, self.fit.items())[0])
-                     for (wl, params), (_, t, _, _, _) in zip(self.shapes, rows)]
+                     for (wl, params), t in zip(self.shapes1, self.targets)]
         # Stage 2: contended and lock_transfer at 2 workers, Newton's method on the sim.
         self.twos = [self.real(wl, params, 2) for wl, params in self.shapes]
         x = [float(table.get(k, 0)) for k in STAGE2]
@@ -210,8 +291,8 @@ class Fit:
                  "# policy %s, runtime %s, made %s on %s" % (
                      self.model(), self.version, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                      os.uname().nodename),
-                 "# fitted: spawn and poll, to the runtime's median 1-worker makespans "
-                 "(%d trials):" % self.o.trials]
+                 "# fitted: %s, to the runtime's median 1-worker makespans "
+                 "(%d trials):" % (" and ".join(self.stage1), self.o.trials)]
         for wl, target, sim in self.ones:
             lines.append("#   %s: runtime %.0f ns (%.1f ns a task at 1 worker), sim %.0f" % (
                 wl, target, target / self._tasks(wl), sim))
@@ -227,7 +308,7 @@ class Fit:
             with open(self.o.base) as f:
                 for line in f:
                     name = line.split("#")[0].split("=")[0].strip()
-                    if name not in FITTED:
+                    if name not in FITTED + self.stage1:
                         lines.append(line.rstrip("\n"))
         lines += ["%s = %d" % kv for kv in self.fit.items()]
         tmp = path + ".tmp"
@@ -241,7 +322,9 @@ class Fit:
             for _ in range(self.o.fib_n + 1):
                 a, b = b, a + b
             return 2 * a - 1
-        return self.o.spawn_n
+        if wl == "yield-many":
+            return self.o.yield_tasks * (self.o.yields + 1)  # its polls
+        return self.o.chain_n if wl == "chained-spawn" else self.o.spawn_n
 
     def check(self, path):
         """What the fit was not made on: fib two sizes up, spawn-many a tenth, 2 workers."""
@@ -261,6 +344,17 @@ def main():
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--fib-n", type=int, default=25)
     ap.add_argument("--spawn-n", type=int, default=100000)
+    ap.add_argument("--chain-n", type=int, default=100000)
+    ap.add_argument("--yield-tasks", type=int, default=200)
+    ap.add_argument("--yields", type=int, default=1000)
+    ap.add_argument("--fib-work", dest="fib_work", action="store_true", default=None,
+                    help="fit work.fib too, with yield-many as another 1-worker shape "
+                         "(the default for go)")
+    ap.add_argument("--no-fib-work", dest="fib_work", action="store_false",
+                    help="keep the base table's work.fib (the default for tokio)")
+    ap.add_argument("--third", default=None,
+                    help="stage 1's third cost, fitted with chained-spawn: %s (default: "
+                         "spawn_fresh for go, none for tokio)" % ", ".join(THIRD))
     ap.add_argument("--model-set", action="append", default=[], metavar="KNOB=VALUE",
                     help="a knob of the model for every sim run (repeatable); go against a "
                          "Go before 1.21 gets idle_precheck=1 unless given")
@@ -280,8 +374,20 @@ def main():
         die("--harness %s: not an executable" % o.harness)
     if o.base != "default" and not os.path.isfile(o.base):
         die("--base %s: no such file" % o.base)
-    if not 1 <= o.trials <= 100 or not 2 <= o.fib_n <= 40 or not 1 <= o.spawn_n <= 10 ** 7:
-        die("--trials 1..100, --fib-n 2..40, --spawn-n 1..10000000")
+    if not 1 <= o.trials <= 100 or not 2 <= o.fib_n <= 40 or not 1 <= o.spawn_n <= 10 ** 7 \
+            or not 2 <= o.chain_n <= 10 ** 7 or not 1 <= o.yield_tasks <= 10 ** 5 \
+            or not 1 <= o.yields <= 10 ** 5:
+        die("--trials 1..100, --fib-n 2..40, --spawn-n 1..10000000, --chain-n 2..10000000, "
+            "--yield-tasks 1..100000, --yields 1..100000")
+    # Go's spawn-many costs 1.5 times its fib per task at 1 worker, which spawn and poll
+    # cannot give (docs/sim.md, "Costs of a real runtime"); Tokio's costs what its fib
+    # does, and its 2-worker fit lands better on the two shapes alone.
+    if o.third is None:
+        o.third = "spawn_fresh" if o.policy == "go" else "none"
+    if o.fib_work is None:
+        o.fib_work = o.policy == "go"
+    if o.third not in THIRD:
+        die("--third %s: not a cost stage 1 fits (valid: %s)" % (o.third, ", ".join(THIRD)))
     if sets:
         chk = [o.harness, "--check", "--engine=sim", "--policy=" + o.policy, "--workload=fib"]
         for k, v in sets:

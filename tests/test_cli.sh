@@ -328,8 +328,8 @@ assert 0 <= c["sim_costs_file"]["age_s"] < 3600, c["sim_costs_file"]
 assert c["sim_costs_ns"]["poll"] == 5
 # fib's work, not sort's: the entry of the workload run.
 assert c["sim_model_ns"] == {"cold_start": 40, "cold_after": 1000000, "line_transfer": 30,
-                             "lock_transfer": 70, "lock_wait": 45, "contended": 25, "work": 11,
-                             "policy_poll": 6}, \
+                             "lock_transfer": 70, "lock_wait": 45, "contended": 25,
+                             "spawn_fresh": 0, "work": 11, "policy_poll": 6}, \
     c["sim_model_ns"]
 m = d["sim_model"]
 assert m["charged_ns"]["work"] == 11 * d["counters_total"]["polls"], m
@@ -341,6 +341,7 @@ assert m["charged_ns"]["lock_wait"] == 45 * m["counters_total"]["lock_waits"], m
 assert m["charged_ns"]["contended"] == 25 * (m["counters_total"]["cold_migrated"] +
                                              m["counters_total"]["remote_joins"] +
                                              m["counters_total"]["remote_rmws"]), m
+assert m["charged_ns"]["spawn_fresh"] == 0 and m["counters_total"]["fresh_spawns"] > 0, m
 # volt's own per-poll figure, not go's: the entry of the policy run.
 assert m["charged_ns"]["policy_poll"] == 6 * d["counters_total"]["polls"], m
 PY

@@ -6,8 +6,9 @@
 #   test_runtime_costs.sh HARNESS
 #
 # A fake peer (HARNESS_PEERS) reports, for fib and spawn-many at 1 and 2
-# workers, the makespans the sim itself gives at known costs (spawn 300,
-# poll 50, contended 500, lock_transfer 300): the fit must recover stage 1's
+# workers and chained-spawn and yield-many at 1, the makespans the sim itself
+# gives at known costs (spawn 300, poll 50, spawn_fresh 400, work.fib 40,
+# contended 500, lock_transfer 300): the fit must recover stage 1's four
 # costs exactly (one worker: the sim is linear in them) and land stage 2 on
 # the 2-worker makespans, and the file it writes must give the sim those
 # makespans again. Bad input is refused with one line before any run.
@@ -23,17 +24,24 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 mkdir -p peers
 
-truth=(--set cost.spawn=300 --set cost.poll=50 --set cost.contended=500 --set cost.lock_transfer=300)
-sim_ns() {	# WORKLOAD N WORKERS [COSTS...]: the sim's makespan in ns
-	local wl=$1 n=$2 nw=$3
+truth=(--set cost.spawn=300 --set cost.poll=50 --set cost.spawn_fresh=400 --set cost.work.fib=40
+	--set cost.contended=500 --set cost.lock_transfer=300)
+sim_ns() {	# WORKLOAD N WORKERS [COSTS...]: the sim's makespan in ns (N -: yield-many's)
+	local wl=$1 n=$2 nw=$3 param=(--param tasks=20 --param yields=100)
 	shift 3
-	"$harness" --engine=sim --policy=tokio-1.28 --workload="$wl" --param n="$n" --workers "$nw" \
+	[ "$n" = - ] || param=(--param n="$n")
+	"$harness" --engine=sim --policy=tokio-1.28 --workload="$wl" "${param[@]}" --workers "$nw" \
 		--trials 1 --warmup 0 --quiet "$@" --json - |
 		/usr/bin/python3 -c 'import json, sys; print(int(json.load(sys.stdin)["median"]["makespan_ns"]))'
 }
 # The makespans the fake runtime reports: the sim's at the true costs, for the
-# fit's sizes (fib 12, spawn-many 2000) and the check's (fib 14, spawn-many 200).
+# fit's sizes (fib 12, spawn-many 2000; chained-spawn 500 and yield-many of 20
+# tasks of 100 yields at 1 worker) and the check's (fib 14, spawn-many 200).
 : >table
+for wl in "chained-spawn 500" "yield-many -"; do
+	# shellcheck disable=SC2086 # the workload and its size
+	echo "$wl 1 $(sim_ns $wl 1 "${truth[@]}")" >>table || fail "the sim at the true costs"
+done
 for wl in "fib 12" "spawn-many 2000" "fib 14" "spawn-many 200"; do
 	for nw in 1 2; do
 		# shellcheck disable=SC2086 # the workload and its size
@@ -45,10 +53,12 @@ cat >peers/peer-tokio <<'PEER'
 #!/bin/sh
 # --workload W --workers N --trials 1 --warmup 1 --param n=K ...
 wl=$2 nw=$4
-n=$(echo "$@" | sed 's/.*--param n=\([0-9]*\).*/\1/')
+n=-
+case "$*" in *"--param n="*) n=$(echo "$@" | sed 's/.*--param n=\([0-9]*\).*/\1/') ;; esac
 ns=$(awk -v w="$wl" -v n="$n" -v k="$nw" '$1 == w && $2 == n && $3 == k {print $4}' "$FAKE_TABLE")
 [ -n "$ns" ] || { echo "peer-tokio: no figure for $wl n=$n at $nw" >&2; exit 1; }
 tasks=$n
+[ "$wl" = yield-many ] && tasks=20
 [ "$wl" = fib ] && tasks=$(/usr/bin/python3 -c "a,b=0,1
 for _ in range($n + 1): a,b=b,a+b
 print(2*a-1)")
@@ -58,12 +68,14 @@ echo '{"trial":1,"warmup":false,"ns":'"$ns"',"tasks":'"$tasks"',"verified":true,
 PEER
 chmod +x peers/peer-tokio
 
-fit=(--policy tokio-1.28 --harness "$harness" --fib-n 12 --spawn-n 2000 --trials 1)
+fit=(--policy tokio-1.28 --harness "$harness" --fib-n 12 --spawn-n 2000 --chain-n 500 --trials 1
+	--yield-tasks 20 --yields 100 --third spawn_fresh --fib-work)
 /usr/bin/python3 "$script" "${fit[@]}" --out fitted.costs --check >out 2>err ||
 	fail "the fit: exit $?"
-grep -qx "spawn = 300" fitted.costs && grep -qx "poll = 50" fitted.costs ||
-	fail "stage 1 did not recover spawn 300 and poll 50: $(grep -E '^(spawn|poll) =' fitted.costs)"
-pass "stage 1 recovers the runtime's spawn and poll from its 1-worker runs"
+grep -qx "spawn = 300" fitted.costs && grep -qx "poll = 50" fitted.costs &&
+	grep -qx "spawn_fresh = 400" fitted.costs && grep -qx "work.fib = 40" fitted.costs ||
+	fail "stage 1 did not recover spawn 300, poll 50, spawn_fresh 400 and work.fib 40: $(grep -E '^(spawn|poll|spawn_fresh|work.fib) =' fitted.costs)"
+pass "stage 1 recovers the runtime's spawn, poll, spawn_fresh and work.fib from its 1-worker runs"
 # Stage 2's two costs need not be the true ones (two may give the same two
 # makespans), but the written file must give the sim the 2-worker makespans
 # again, within the fit's 1%, and the check's sizes within 5%.
@@ -71,12 +83,13 @@ pass "stage 1 recovers the runtime's spawn and poll from its 1-worker runs"
 import subprocess, json, sys
 for line in open(sys.argv[1]):
     wl, n, nw, want = line.split()
-    got = subprocess.run(["$harness", "--engine=sim", "--policy=tokio-1.28", "--workload=" + wl,
-                          "--param", "n=" + n, "--workers", nw, "--trials", "1", "--warmup", "0",
+    param = ["--param", "tasks=20", "--param", "yields=100"] if n == "-" else ["--param", "n=" + n]
+    got = subprocess.run(["$harness", "--engine=sim", "--policy=tokio-1.28", "--workload=" + wl]
+                         + param + ["--workers", nw, "--trials", "1", "--warmup", "0",
                           "--quiet", "--costs", "fitted.costs", "--json", "-"],
                          capture_output=True, text=True, check=True).stdout
     got = json.loads(got)["median"]["makespan_ns"]
-    tol = 0.01 if n in ("12", "2000") else 0.05
+    tol = 0.01 if n in ("12", "2000", "500", "-") else 0.05
     assert abs(got / int(want) - 1) <= tol, (wl, n, nw, got, want)
 PY
 grep -q '^| fib n=14 | 2 |' out && grep -q '^| spawn-many n=200 | 2 |' out ||

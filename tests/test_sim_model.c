@@ -25,6 +25,10 @@
  *     hold of the lock that starts while another worker's is under way
  *     waits for it and pays the handoff (lock_wait), one that finds the
  *     lock free does not;
+ *   - a spawn that takes the number of live tasks (spawned or injected, not
+ *     completed) past its high-water mark in the run pays spawn_fresh, and
+ *     only such a spawn (the book: the live count replayed from the polls,
+ *     each poll's spawns before its completion);
  *   - a write of a word every worker writes (a policy's shared word, here
  *     written by the children themselves under volt, which writes none)
  *     pays line_transfer and contended as often as the model expects it to follow
@@ -720,6 +724,68 @@ static void shared_word_pays_transfer(void)
 	ASSERT_U64_EQ(a.tot.remote_rmws, 0);
 }
 
+/* The book of fresh spawns: the live count replayed from the polls in the
+ * order the sim ran them, the root injected first; a poll's spawns come
+ * before its completion (every poll completes its task but the root's
+ * first in fork-join). */
+static uint64_t fresh_book(const struct mt *m)
+{
+	uint64_t live = 1, peak = 0, fresh = 0;
+	for (uint32_t i = 0; i < m->npolls; i++) {
+		uint64_t p = live + m->poll_spawns[i];
+		if (p > peak) {
+			fresh += p - (live > peak ? live : peak);
+			peak = p;
+		}
+		bool root_first = m->join && i == 0;
+		live = p - !root_first;
+	}
+	return fresh;
+}
+
+/*
+ * A spawn past the run's high-water mark of live tasks pays spawn_fresh:
+ * the root's children all do (nothing finished yet), and of each child's
+ * grandchildren those beyond the tasks finished since the mark was set;
+ * the count is the book's on 1 and 2 workers, and on 1 worker the makespan
+ * moves by exactly spawn_fresh per fresh spawn.
+ */
+static void fresh_spawn_pays_once(void)
+{
+	static const char *const policies[] = { "volt", "tokio", "go", "rayon" };
+	struct sim_costs off, fresh;
+	model_costs(&off, 0, 0, SIM_COST_MAX_NS);
+	model_costs(&fresh, 0, 0, SIM_COST_MAX_NS);
+	fresh.spawn_fresh = 500;
+	uint64_t fresh_seen = 0, reused_seen = 0;
+	for (size_t p = 0; p < sizeof policies / sizeof policies[0]; p++) {
+		for (uint32_t workers = 1; workers <= 2; workers++) {
+			static struct mt m = { .k = 10, .compute_ns = 10000, .grand = 3 };
+			struct model_out a, b;
+			mt_run(policies[p], workers, 1, &off, &m, &a);
+			ASSERT_U64_EQ(a.tot.fresh_spawns, 0);	/* the model off */
+			mt_run(policies[p], workers, 1, &fresh, &m, &b);
+			uint64_t book = fresh_book(&m);
+			ASSERT_U64_EQ(b.tot.spawns, m.k + m.k * m.grand);
+			ASSERT_U64_EQ(b.tot.fresh_spawns, book);
+			/* The root's k, and not every grandchild: some reuse. */
+			ASSERT(book >= m.k && book < b.tot.spawns);
+			if (workers == 1)
+				ASSERT_U64_EQ(b.makespan, a.makespan + 500 * book);
+			fresh_seen += book;
+			reused_seen += b.tot.spawns - book;
+		}
+	}
+	/* Fork-join: the root stays live while its children run. */
+	static struct mt j = { .k = 12, .compute_ns = 10000, .join = true };
+	struct model_out o;
+	mt_run("go", 1, 1, &fresh, &j, &o);
+	ASSERT_U64_EQ(o.tot.fresh_spawns, fresh_book(&j));
+	ASSERT_U64_EQ(o.tot.fresh_spawns, j.k);
+	fprintf(stderr, "    %" PRIu64 " fresh spawns, %" PRIu64 " reusing a finished task's\n",
+		fresh_seen, reused_seen);
+}
+
 int main(void)
 {
 	RUN(stolen_pays_cold_start);
@@ -729,5 +795,6 @@ int main(void)
 	RUN(lock_wait_pays_handoff);
 	RUN(contended_pays_migrations);
 	RUN(shared_word_pays_transfer);
+	RUN(fresh_spawn_pays_once);
 	return 0;
 }

@@ -1,0 +1,3 @@
+module peer-go-gfree
+
+go 1.19
