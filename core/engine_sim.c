@@ -355,14 +355,22 @@ static inline uint64_t fresh_spawns(struct sim_engine *s, uint64_t spawns, uint6
  * hold, and the shared word's remote writes, are known only at the charge:
  * in-step times leave them out.
  */
-static inline uint64_t step_now(struct sim_engine *s, struct worker *w)
+/* The worker's clock plus what its counters charged since its last
+ * charge: where the step it is taking has got to. */
+static inline uint64_t in_step_time(const struct sim_engine *s, const struct worker *w)
 {
-	struct sim_worker *sw = &s->w[w->index];
+	const struct sim_worker *sw = &s->w[w->index];
 	const struct sim_costs *c = &s->costs;
 	uint64_t total = sim_costs_mechanisms(c, &w->st) + (s->lock_model ? model_cost(c, &w->st) : 0);
 	/* Modulo 2^64 as in charge; each counter's own increment costs
 	 * at least 0, so the pending part is never negative. */
-	uint64_t t = sw->clock + (total - sw->last_cost);
+	return sw->clock + (total - sw->last_cost);
+}
+
+static inline uint64_t step_now(struct sim_engine *s, struct worker *w)
+{
+	struct sim_worker *sw = &s->w[w->index];
+	uint64_t t = in_step_time(s, w);
 	if (__builtin_expect(s->costs.acausal, 0))
 		t = sw->clock;	/* causal = 0: the clock stands still in a step */
 	if (t > sw->seen)
@@ -498,7 +506,7 @@ static uint64_t sim_await_ready(struct engine *e, struct worker *w, const struct
 
 /*
  * The latest stamp a thief stepping now may steal: its in-step time
- * (step_now, without recording it as handed out). A task stamped later
+ * (in_step_time; step_now's, not recorded as handed out). A task stamped later
  * was made by a step that had not reached it yet in virtual time: a real
  * thief would find its queue as it was before, and search on where
  * sim_await_ready would have it wait (the steals that look through this,
@@ -510,10 +518,7 @@ static uint64_t sim_horizon(struct engine *e, struct worker *w)
 	struct sim_engine *s = (struct sim_engine *)e;
 	if (s->costs.acausal || s->costs.no_horizon)
 		return UINT64_MAX;
-	const struct sim_worker *sw = &s->w[w->index];
-	const struct sim_costs *c = &s->costs;
-	uint64_t total = sim_costs_mechanisms(c, &w->st) + (s->lock_model ? model_cost(c, &w->st) : 0);
-	return sw->clock + (total - sw->last_cost);
+	return in_step_time(s, w);
 }
 
 /*
