@@ -129,6 +129,19 @@ def nonneg_step(J, y, x):
     return best[1] if best else None
 
 
+def fd_jacobian(f, x, y, hmin):
+    """The slopes of f at x (where f(x) = y) by forward differences, a step of
+    max(hmin, 0.2 x_j) in each cost: J[i][j] = d y_i / d x_j."""
+    cols = []
+    for j in range(len(x)):
+        h = max(hmin, 0.2 * x[j])
+        xj = list(x)
+        xj[j] += h
+        yj = f(xj)
+        cols.append([(yj[i] - y[i]) / h for i in range(len(y))])
+    return [[cols[j][i] for j in range(len(x))] for i in range(len(y))]
+
+
 class Fit:
     def __init__(self, opts):
         self.o = opts
@@ -168,15 +181,7 @@ class Fit:
         for _ in range(6):
             if best[0] < 0.005:
                 break
-            h = [max(100.0, 0.2 * v) for v in x]
-            cols = []
-            for j in range(n):
-                xj = list(x)
-                xj[j] += h[j]
-                yj = f(xj)
-                cols.append([(yj[i] - y[i]) / h[j] for i in range(len(y))])
-            J = [[cols[j][i] for j in range(n)] for i in range(len(y))]
-            dx = nonneg_step(J, y, x)
+            dx = nonneg_step(fd_jacobian(f, x, y, 100.0), y, x)
             if dx is None:
                 break
             xn = [max(0.0, x[j] + dx[j]) for j in range(n)]
@@ -253,16 +258,8 @@ class Fit:
         for _ in range(12):
             if max(abs(v) for v in y) < 0.01:
                 break
-            h = [max(50.0, 0.2 * v) for v in x]
-            cols = []
-            for j in range(2):
-                xj = list(x)
-                xj[j] += h[j]
-                yj = f(xj)
-                cols.append([(yj[i] - y[i]) / h[j] for i in range(2)])
-            # J = [[d y0/d x0, d y0/d x1], [d y1/d x0, d y1/d x1]]; solve J dx = -y.
-            j00, j10 = cols[0]
-            j01, j11 = cols[1]
+            # Solve J dx = -y.
+            (j00, j01), (j10, j11) = fd_jacobian(f, x, y, 50.0)
             d = j00 * j11 - j01 * j10
             if abs(d) < 1e-18:
                 # Singular: move each cost on its own workload.
