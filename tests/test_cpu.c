@@ -137,6 +137,19 @@ static void assert_parts_add_up(const struct worker_cpu *c)
 	ASSERT(c->search_ns <= c->cpu_ns && c->kernel_ns <= c->cpu_ns);
 }
 
+/* The sim: worker i's parts add up, and its modelled CPU and its time
+ * parked fill its clock (every virtual nanosecond of a worker is a step or
+ * a park). `what` names the run in a failure. */
+static void assert_sim_worker(const struct cpu_run *r, uint32_t i, const char *what)
+{
+	const struct worker_cpu *w = &r->cpu[i];
+	assert_parts_add_up(w);
+	if (w->cpu_ns + w->parked_ns != r->clock[i])
+		TEST_FAIL("%s worker %u: modelled %llu + parked %llu ns, clock %llu ns", what, i,
+			  (unsigned long long)w->cpu_ns, (unsigned long long)w->parked_ns,
+			  (unsigned long long)r->clock[i]);
+}
+
 static void threads_case(const char *workload, const char *const *params)
 {
 	for (int rep = 0; rep < 3; rep++) {
@@ -177,14 +190,12 @@ static void sim_case(const char *policy, const char *workload, const char *const
 	sim_costs_default(&c);
 	struct cpu_run r;
 	run_cpu(true, policy, workload, 4, params, &r);
+	char what[96];
+	snprintf(what, sizeof what, "%s %s", policy, workload);
 	uint64_t kernel = 0, declared = 0, task = 0;
 	for (uint32_t i = 0; i < 4; i++) {
 		const struct worker_cpu *w = &r.cpu[i];
-		assert_parts_add_up(w);
-		if (w->cpu_ns + w->parked_ns != r.clock[i])
-			TEST_FAIL("%s %s worker %u: modelled %llu + parked %llu ns, clock %llu ns",
-				  policy, workload, i, (unsigned long long)w->cpu_ns,
-				  (unsigned long long)w->parked_ns, (unsigned long long)r.clock[i]);
+		assert_sim_worker(&r, i, what);
 		ASSERT_EQ(w->user_ns, 0);
 		kernel += w->kernel_ns;
 		task += w->task_ns;
@@ -247,8 +258,7 @@ static void sim_wake_return(void)
 		run_cpu_at(true, &c, pol[k], "open-loop", 4, ol, &r);
 		uint64_t kernel = 0, wakes = 0;
 		for (uint32_t i = 0; i < 4; i++) {
-			assert_parts_add_up(&r.cpu[i]);
-			ASSERT_EQ(r.cpu[i].cpu_ns + r.cpu[i].parked_ns, r.clock[i]);
+			assert_sim_worker(&r, i, pol[k]);
 			kernel += r.cpu[i].kernel_ns;
 		}
 		wakes = r.wakes_polled;
@@ -297,12 +307,7 @@ static void sim_yield(void)
 		uint64_t yields = 0, parks = 0;
 		for (uint32_t i = 0; i < 2; i++) {
 			const struct worker_cpu *w = &r.cpu[i];
-			assert_parts_add_up(w);
-			if (w->cpu_ns + w->parked_ns != r.clock[i])
-				TEST_FAIL("%s worker %u: modelled %llu + parked %llu ns, clock %llu ns",
-					  pol[k], i, (unsigned long long)w->cpu_ns,
-					  (unsigned long long)w->parked_ns,
-					  (unsigned long long)r.clock[i]);
+			assert_sim_worker(&r, i, pol[k]);
 			uint64_t want = r.st[i].parks * c.park + r.st[i].notifies * c.notify +
 					r.yields[i] * Y;
 			if (w->kernel_ns != want)
@@ -347,8 +352,7 @@ static void sim_io_poll(void)
 		run_cpu_at(true, &c, "volt", "open-loop", 2, ol, &r);
 		uint64_t kernel = 0;
 		for (uint32_t i = 0; i < 2; i++) {
-			assert_parts_add_up(&r.cpu[i]);
-			ASSERT_EQ(r.cpu[i].cpu_ns + r.cpu[i].parked_ns, r.clock[i]);
+			assert_sim_worker(&r, i, poll ? "volt io_poll=1" : "volt io_poll=0");
 			kernel += r.cpu[i].kernel_ns;
 		}
 		uint64_t base = r.total.parks * c.park + r.total.notifies * c.notify;
