@@ -67,7 +67,12 @@
  * tasks spawned and not completed past its high-water mark pays
  * `spawn_fresh` (no finished task left its descriptor to reuse: Go's
  * newproc1 takes a g from gfget's free lists and, when they are empty,
- * allocates one with malg, runtime/proc.go). Off in the default table (all 0), so
+ * allocates one with malg, runtime/proc.go); a notify to a worker asleep
+ * past its CPU's polling window pays `notify_deep` in place of `notify` (a
+ * virtual machine's halted CPU, which the host polls for a window it
+ * adapts, up to `halt_poll`, and then schedules out: the waker's interrupt
+ * then waits for the host to wake it; core/haltpoll.h,
+ * docs/sim.md). Off in the default table (all 0), so
  * that runs with the defaults are what they were before the model; a
  * calibration sets them. Kept apart from SIM_COSTS so that a result names
  * them only when the model is on.
@@ -79,7 +84,10 @@
 	X(lock_transfer, 0, "taking the global queue's lock last taken by another worker")   \
 	X(lock_wait, 0, "the global queue's lock handed over to a worker spinning for it")   \
 	X(contended, 0, "a migrated cold start or remote join beyond the uncontended figures") \
-	X(spawn_fresh, 0, "a spawn past the run's high-water mark of live tasks (no finished task's descriptor to reuse)")
+	X(spawn_fresh, 0, "a spawn past the run's high-water mark of live tasks (no finished task's descriptor to reuse)") \
+	X(notify_deep, 0, "waking a worker whose CPU the host scheduled out, on the waker's side, in place of notify") \
+	X(halt_poll, 200000, "the host's longest polling of a halted CPU before it schedules it out (KVM's halt_poll_ns)") \
+	X(halt_poll_shrink, 0, "what a halt longer than halt_poll divides the window by, 0: resets it (KVM's halt_poll_ns_shrink)")
 
 /* Per-poll work of a workload, `work.NAME = ns` (at most this many). */
 #define SIM_WORK_MAX 32
@@ -208,12 +216,19 @@ void sim_costs_use_work(struct sim_costs *c, const char *name, bool per_spawn);
  * charge cannot be negative. */
 int64_t sim_costs_policy_poll(const struct sim_costs *c, const char *name);
 /* Are any of the model's charges on (cold_start, line_transfer,
- * lock_transfer, lock_wait, contended, spawn_fresh, work, a poll.NAME
- * entry)? */
+ * lock_transfer, lock_wait, contended, spawn_fresh, notify_deep, work, a
+ * poll.NAME entry)? */
 static inline bool sim_costs_model_on(const struct sim_costs *c)
 {
 	return c->cold_start || c->line_transfer || c->lock_transfer || c->lock_wait ||
-	       c->contended || c->spawn_fresh || c->work || c->npolicy;
+	       c->contended || c->spawn_fresh || c->notify_deep || c->work || c->npolicy;
+}
+
+/* What a deep notify (deep_notifies) is charged on top of its notify,
+ * which the notifier's notifies count already: notify_deep in its place. */
+static inline uint64_t sim_costs_notify_deep_extra(const struct sim_costs *c)
+{
+	return c->notify_deep > c->notify ? c->notify_deep - c->notify : 0;
 }
 
 void sim_costs_default(struct sim_costs *c);

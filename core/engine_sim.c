@@ -28,6 +28,7 @@
 
 #include "costs.h"
 #include "engine.h"
+#include "haltpoll.h"
 #include "rng.h"
 #include "runtime.h"
 #include "span.h"
@@ -79,17 +80,20 @@ struct sim_rmw {
 /*
  * A worker's CPU in the model (struct worker_cpu): the modelled time of its
  * steps, in those that polled a task or closed a tick that did (busy) and
- * the others (search), with the notify costs of the latter; the notifies
- * counted after its last step. Off the step's own lines: only a run that
- * asks for the figures (rt->cpu) touches it, one line a step.
+ * the others (search), with the notify costs of the latter (and of their
+ * deep notifies); the notifies counted after its last step. Off the step's
+ * own lines: only a run that asks for the figures (rt->cpu) touches it,
+ * one line a step.
  */
 struct sim_cpu {
 	CACHE_ALIGNED uint64_t busy, search, search_notifies, notifies;
+	uint64_t search_deep, deep;	/* the same for deep_notifies */
 	uint64_t parked;
 	uint64_t wake_kernel;		/* wake_return and timeout_return charged (sim_wake_cpu) */
 	uint64_t yield_kernel;		/* cost.yield charged (sim_yield, cpu_step) */
 	uint64_t park_at;		/* the clock when it last parked */
 	uint64_t notify_at;		/* the unpark that woke it, at the waker's in-step time */
+	uint64_t poll_window;		/* its CPU's halt polling window (core/haltpoll.h) */
 };
 
 typedef unsigned __int128 sim_key;
@@ -306,7 +310,8 @@ static inline uint64_t model_cost(const struct sim_costs *c, const struct worker
 	return sim_costs_cold_starts(st) * c->cold_start +
 	       sim_costs_line_transfers(st) * c->line_transfer +
 	       sim_costs_work_units(c, st) * c->work + st->polls * c->policy_poll +
-	       sim_costs_contended(st) * c->contended + st->fresh_spawns * c->spawn_fresh;
+	       sim_costs_contended(st) * c->contended + st->fresh_spawns * c->spawn_fresh +
+	       st->deep_notifies * sim_costs_notify_deep_extra(c);
 }
 
 /*
@@ -407,6 +412,19 @@ static void sim_yield(struct engine *e, struct worker *w)
 		s->w[w->index].yielded += s->costs.yield;
 }
 
+/* The model's deep notify (core/costs.h): a notify by w, at its time
+ * `from`, to a worker asleep since `since` with its CPU's polling window
+ * `window` (core/haltpoll.h; a worker's sleep is its CPU's halt: one
+ * worker per virtual CPU, nothing else to run there): past the window the
+ * host has scheduled the CPU out, and the waker pays notify_deep. A worker
+ * whose step ran past the notifier's time parked after it: it has not
+ * slept. */
+static inline void deep_notify(struct worker *w, uint64_t from, uint64_t since, uint64_t window)
+{
+	if (from > since && from - since > window)
+		w->st.deep_notifies++;
+}
+
 /* Make a parked worker runnable at the waker's time plus the wake latency
  * (the waker's time within its step, when a worker's step wakes it). */
 static void sim_unpark(struct engine *e, uint32_t id)
@@ -421,6 +439,10 @@ static void sim_unpark(struct engine *e, uint32_t id)
 	if (sw->woken)
 		return;		/* already on its way */
 	uint64_t from = s->cur ? step_now(s, s->cur) : s->now, at = from + s->costs.wake_latency;
+	/* The notifier: the stepping worker, or one on its wake path. */
+	struct worker *by = s->cur ? s->cur : rt_running;
+	if (s->costs.notify_deep && by)
+		deep_notify(by, from, s->cpu[id].park_at, s->cpu[id].poll_window);
 	sw->clock = at > sw->clock ? at : sw->clock;
 	sw->woken = true;
 	s->cpu[id].notify_at = from;
@@ -817,8 +839,10 @@ static inline __attribute__((always_inline)) void cpu_step(struct sim_engine *s,
 	} else {
 		a->search += dur + (st == STEP_IDLE ? s->costs.idle_step : 0);
 		a->search_notifies += w->st.notifies - a->notifies;
+		a->search_deep += w->st.deep_notifies - a->deep;
 	}
 	a->notifies = w->st.notifies;
+	a->deep = w->st.deep_notifies;
 }
 
 /*
@@ -865,8 +889,11 @@ static struct worker_cpu cpu_finish(const struct sim_engine *s, const struct wor
 {
 	const struct sim_cpu *a = &s->cpu[i];
 	const struct sim_costs *c = &s->costs;
-	uint64_t busy_kernel = (w->st.notifies - a->search_notifies) * c->notify;
-	uint64_t search_kernel = w->st.parks * c->park + a->search_notifies * c->notify;
+	uint64_t deep = sim_costs_notify_deep_extra(c);
+	uint64_t busy_kernel = (w->st.notifies - a->search_notifies) * c->notify +
+			       (w->st.deep_notifies - a->search_deep) * deep;
+	uint64_t search_kernel = w->st.parks * c->park + a->search_notifies * c->notify +
+				 a->search_deep * deep;
 	uint64_t busy = a->busy - busy_kernel;
 	uint64_t task = w->task_compute_ns + sim_costs_work_units(c, &w->st) * c->work;
 	task = task < busy ? task : busy;
@@ -976,6 +1003,10 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 			uint64_t at = next_step;
 			sw->clock = at > sw->clock ? at : sw->clock;
 			sw->state = W_RUNNABLE;
+			if (s->costs.notify_deep)
+				s->cpu[id].poll_window = halt_poll_next(
+					s->cpu[id].poll_window, sw->clock - s->cpu[id].park_at,
+					s->costs.halt_poll, s->costs.halt_poll_shrink);
 			/* Its way back from the kernel: the worker steps once back
 			 * (a later event if that moved its clock). */
 			uint64_t back = sim_wake_cpu(s, id, sw->woken);
@@ -988,7 +1019,11 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 					w->wake_armed = true;
 				}
 			}
+			/* Its wake path is its thread's (rt_running): a driver
+			 * it polls there (tokio's) delivers on its account. */
+			rt_running = w;
 			worker_unparked(w, sw->woken ? PARK_WOKEN : PARK_TIMEOUT);
+			rt_running = NULL;
 			sw->woken = false;
 			if (later && !explore) {
 				ev_set(s, id, sw->clock);
@@ -1008,6 +1043,7 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		s->now = sw->clock;
 		uint64_t t_step = sw->clock, timeout = 0;
 		s->cur = w;
+		rt_running = w;
 		if (explore)
 			w->split_poll = s->split && rng_below(&s->split_rng, 2) == 0;
 		enum step st = worker_step_poll(w, &timeout);
@@ -1016,6 +1052,7 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		s->steps++;
 		bool progressed = charge(s, id, t_step, explore, model);
 		s->cur = NULL;
+		rt_running = NULL;
 		if (s->cpu_on)
 			cpu_step(s, w, id, t_step, st);
 		if (check && !rt_finished(rt)) {
@@ -1049,7 +1086,9 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		case STEP_PARK:
 			if (sw->permit) {
 				sw->permit = false;
+				rt_running = w;
 				worker_unparked(w, PARK_WOKEN);
+				rt_running = NULL;
 				break;
 			}
 			sw->state = W_PARKED;

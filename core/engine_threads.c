@@ -325,6 +325,7 @@ static void *worker_main(void *argp)
 	struct thread_arg *arg = argp;
 	struct threads_engine *te = arg->te;
 	struct worker *w = &te->rt->workers[arg->id];
+	rt_running = w;		/* this thread's worker, for the whole run */
 
 	/* Park timeouts wake workers for timers and arrivals: the default 50 us
 	 * of timer slack would show up in every latency they deliver. */
@@ -378,6 +379,7 @@ static void *worker_main(void *argp)
 	}
 	if (cpu)
 		cpu_acct_end(&acct, w, cpu);
+	rt_running = NULL;
 	if (noise) {
 		/* Read by the harness thread after pthread_join, which orders it. */
 		int64_t m = thread_migrations();

@@ -378,10 +378,14 @@ void rt_idle_notify(struct runtime *rt, struct worker *w)
 		rt_idle_unpark(rt, w, idle_claim_parked(&rt->idle));
 }
 
+_Thread_local struct worker *rt_running;
+
 void rt_idle_unpark(struct runtime *rt, struct worker *w, int id)
 {
 	if (id < 0)
 		return;
+	if (!w)
+		w = rt_running;
 	if (w)
 		w->st.notifies++;
 	rt->engine->ops->unpark(rt->engine, (uint32_t)id);

@@ -594,9 +594,13 @@ void rt_idle_notify(struct runtime *rt, struct worker *w);
  *                         parallelism until the next push or a searcher's
  *                         chain, never strands the caller's own task.
  *   rt_idle_unpark        after a claim (idle_claim_parked*, or a policy's
- *                         own): count the notify for w (NULL outside
- *                         workers) and unpark worker id; id < 0 (nobody
- *                         claimed) does nothing.
+ *                         own): count the notify for w and unpark worker
+ *                         id; id < 0 (nobody claimed) does nothing. w NULL
+ *                         (a remote schedule) counts it
+ *                         for the worker running on the calling thread
+ *                         (rt_running), if any: the thread that makes the
+ *                         futex wake pays for it, also when it makes it
+ *                         from its I/O poll (an arrival it delivers).
  */
 static inline bool rt_idle_local_look(const struct idle *s)
 {
@@ -605,6 +609,15 @@ static inline bool rt_idle_local_look(const struct idle *s)
 }
 
 void rt_idle_unpark(struct runtime *rt, struct worker *w, int id);
+
+/*
+ * The worker running on this thread, NULL on any other thread (the
+ * harness's) and in the sim between steps. The engines set it: the
+ * threads engine once per worker thread, the sim around each step. Read
+ * only to say whose notify a wake made without a worker at hand is
+ * (rt_idle_unpark); a thread-local, so no ordering is involved.
+ */
+extern _Thread_local struct worker *rt_running;
 
 static inline void rt_idle_notify_local(struct worker *w)
 {

@@ -39,6 +39,14 @@
  *   timeout_return          an unpark ends (CPU 1 idle meanwhile) and over
  *                           one that its timeout ends, less park: the
  *                           sleeper's way back from the kernel
+ *   notify_deep,            the same waker and parker, the parker woken
+ *   halt_poll,              after 2 ms asleep (the waker's time: a wake of
+ *   halt_poll_shrink        a CPU the host scheduled out), after series of
+ *                           sleeps of one length (the longest whose wakes
+ *                           stay cheap: the host's polling window at its
+ *                           largest) and after a long sleep that follows
+ *                           medium ones (whether the window is then reset
+ *                           or halved): calibrate_pair.c, bench_notify_deep
  *   yield                   the caller's CPU clock over sched_yield calls
  *                           in a row: an idle round's yield (rayon)
  *   cold_start,             256 task-sized blocks written on CPU 0, read
@@ -396,6 +404,8 @@ static int one_pass(struct cal *c, struct calibrate_ns *ns, int cpu_a, int cpu_b
 		rc = bench_steal(c, ns, cpu_a, cpu_b);
 	if (rc == 0)
 		rc = bench_park(c, ns, cpu_a, cpu_b);
+	if (rc == 0)
+		rc = bench_notify_deep(c, ns, cpu_a, cpu_b);
 	if (rc == 0)
 		rc = bench_cold(c, ns, cpu_a, cpu_b);
 	if (rc == 0)

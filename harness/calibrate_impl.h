@@ -172,6 +172,7 @@ static inline uint64_t whole_ns(double ns)
  * cpu_b (-1: unpinned). 0 or -errno. */
 int bench_steal(struct cal *c, struct calibrate_ns *ns, int cpu_owner, int cpu_thief);
 int bench_park(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int cpu_parker);
+int bench_notify_deep(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int cpu_parker);
 int bench_cold(struct cal *c, struct calibrate_ns *ns, int cpu_writer, int cpu_me);
 int bench_lock(struct cal *c, struct calibrate_ns *ns, int cpu_pusher, int cpu_me);
 int bench_handoff(struct cal *c, struct calibrate_ns *ns, int cpu_holder, int cpu_waiter);

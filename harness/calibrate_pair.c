@@ -435,6 +435,154 @@ out:
 	return rc;
 }
 
+/* ---- a notify to a worker long asleep ---- */
+
+/*
+ * The waker's side of a notify to a worker whose CPU the host has
+ * scheduled out (notify_deep, halt_poll, halt_poll_shrink: the sim's deep
+ * notify, core/costs.h and core/haltpoll.h). On a
+ * virtual machine the wake's interrupt to a halted CPU goes through the
+ * host, which polls the halted CPU for a window it adapts (KVM's halt
+ * polling) and then schedules it out; a wake that finds it scheduled out
+ * holds the waker's CPU while the host wakes it. The parker of bench_park,
+ * woken once the waker has seen it asleep for a given time, in three
+ * series (each sleep is a halt of the parker's CPU):
+ *
+ *  1. DEEP_ROUNDS_PER_REP rounds of DEEP_SLEEP_NS, far past any window:
+ *     notify_deep, the median of the waker's times.
+ *  2. HALT_LEVEL_ROUNDS rounds at each of the sleeps HALT_LEVELS: a window
+ *     grows, sleep after sleep, to cover a sleep no longer than the
+ *     maximum, and shrinks past it, so the last rounds of a level cost
+ *     notify below the maximum and notify_deep above it: halt_poll is the
+ *     longest level whose last rounds' median lies nearer notify.
+ *  3. SHRINK_ROUNDS_PER_REP times: HALT_GROW_ROUNDS sleeps of 3/4 of that
+ *     maximum (the window grows past them), one of DEEP_SLEEP_NS (it
+ *     shrinks), then one of a quarter of the maximum: a window reset to 0
+ *     (halt_poll_ns_shrink 0) makes that last notify deep, one halved (2,
+ *     the default of newer kernels) does not. halt_poll_shrink is 0 or 2 as
+ *     the median of those notifies is nearer notify_deep or notify.
+ *
+ * A machine whose long sleeps cost the waker no more than 1.5 times a short
+ * one's has no deep notify: notify_deep 0 (off).
+ */
+#define DEEP_SLEEP_NS 2000000ull
+#define DEEP_ROUNDS_PER_REP 2
+#define HALT_LEVELS 9
+#define HALT_LEVEL_ROUNDS 12
+#define HALT_GROW_ROUNDS 6
+#define SHRINK_ROUNDS_PER_REP 1
+static const uint64_t halt_level_ns[HALT_LEVELS] = { 50000, 100000, 125000, 150000, 175000,
+						     200000, 250000, 300000, 400000 };
+
+static void *deep_parker_main(void *arg)
+{
+	struct park_bench *pb = arg;
+	pb->pinned = pb->cpu < 0 || pin(pb->cpu) == 0;
+	atomic_store_explicit(&pb->tid, (int)syscall(SYS_gettid), memory_order_release);
+	for (uint32_t r = 1; r <= pb->rounds; r++) {
+		/* The threads engine's park, as parker_main's: the acquires
+		 * pair with the waker's release exchange (unpark). */
+		uint32_t expect = P_EMPTY;
+		CHECK(atomic_compare_exchange_strong_explicit(&pb->state, &expect, P_PARKED,
+							      memory_order_acq_rel,
+							      memory_order_acquire));
+		while (atomic_load_explicit(&pb->state, memory_order_acquire) == P_PARKED)
+			futex(&pb->state, FUTEX_WAIT_PRIVATE, P_PARKED);
+		atomic_store_explicit(&pb->state, P_EMPTY, memory_order_relaxed);
+		/* Release: the EMPTY state before the waker's next round. */
+		atomic_store_explicit(&pb->woke, r, memory_order_release);
+	}
+	return NULL;
+}
+
+/* One round: wait for the parker to park and show as asleep (or give up
+ * on that), `sleep_ns` more, then unpark it; the waker's time for the
+ * unpark. */
+static double deep_round(struct park_bench *pb, int tid, uint32_t r, uint64_t sleep_ns)
+{
+	struct cal *c = pb->c;
+	wait_parked(pb);
+	uint64_t t = now(c), since;
+	while ((since = now(c)) - t < PARK_ASLEEP_MAX_NS && !asleep(tid))
+		sched_yield();
+	while (now(c) - since < sleep_ns)
+		sched_yield();
+	uint64_t t0 = now_fenced(c);
+	unpark(pb);
+	uint64_t t1 = now_fenced(c);
+	wait_woke(pb, r);
+	return (double)(t1 - t0) - c->clock_ns;
+}
+
+int bench_notify_deep(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int cpu_parker)
+{
+	uint32_t nd = c->reps * DEEP_ROUNDS_PER_REP, nk = c->reps * SHRINK_ROUNDS_PER_REP;
+	uint32_t nl = HALT_LEVEL_ROUNDS / 3;	/* the last rounds of a level, measured */
+	struct park_bench *pb = aligned_alloc(CACHE_LINE, sizeof *pb);
+	double *deep = calloc(nd, sizeof *deep), *after = calloc(nk, sizeof *after);
+	double level[HALT_LEVELS][HALT_LEVEL_ROUNDS / 3];
+	int rc = 0;
+	if (!pb || !deep || !after) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memset(pb, 0, sizeof *pb);
+	atomic_init(&pb->state, P_EMPTY);
+	atomic_init(&pb->woke, 0);
+	atomic_init(&pb->tid, 0);
+	pb->c = c;
+	pb->rounds = nd + HALT_LEVELS * HALT_LEVEL_ROUNDS + nk * (HALT_GROW_ROUNDS + 2);
+	pb->cpu = cpu_parker;
+
+	cpu_set_t old;
+	bool pinned;
+	pthread_t parker;
+	if ((rc = start_peer(cpu_waker, &old, &pinned, &parker, deep_parker_main, pb)))
+		goto out;
+	uint32_t spins = 0, r = 0;
+	while (atomic_load_explicit(&pb->tid, memory_order_acquire) == 0)
+		relax(&spins);
+	int tid = atomic_load_explicit(&pb->tid, memory_order_relaxed);
+	for (uint32_t i = 0; i < nd; i++)
+		deep[i] = deep_round(pb, tid, ++r, DEEP_SLEEP_NS);
+	double d = median(deep, nd), mid = (d + ns->notify) / 2;
+	uint64_t max = 0;
+	bool cheap = true;	/* every level so far */
+	for (uint32_t l = 0; l < HALT_LEVELS; l++) {
+		for (uint32_t i = 0; i < HALT_LEVEL_ROUNDS; i++) {
+			double v = deep_round(pb, tid, ++r, halt_level_ns[l]);
+			if (i >= HALT_LEVEL_ROUNDS - nl)
+				level[l][i - (HALT_LEVEL_ROUNDS - nl)] = v;
+		}
+		cheap = cheap && median(level[l], nl) < mid;
+		if (cheap)
+			max = halt_level_ns[l];
+	}
+	uint64_t grow = max * 3 / 4, probe = max / 4;
+	for (uint32_t k = 0; k < nk; k++) {
+		for (uint32_t i = 0; i < HALT_GROW_ROUNDS; i++)
+			(void)deep_round(pb, tid, ++r, grow);
+		(void)deep_round(pb, tid, ++r, DEEP_SLEEP_NS);
+		after[k] = deep_round(pb, tid, ++r, probe);
+	}
+	end_peer(parker, &old);
+	c->pinned = c->pinned && pinned && pb->pinned;
+	bool has = d > 1.5 * ns->notify;
+	bool reset = median(after, nk) >= mid;
+	ns->notify_deep = has ? d : 0;
+	ns->halt_poll = (double)max;
+	ns->halt_poll_shrink = reset ? 0 : 2;
+	say(c, "notify to a worker long asleep: %.0f ns after %.1f ms (notify %.0f ns); the host "
+	    "polls a halted CPU for up to %.0f us, and a halt past that %s its window%s", d,
+	    DEEP_SLEEP_NS / 1e6, ns->notify, (double)max / 1e3, reset ? "resets" : "halves",
+	    has ? "" : ": no deep notify on this machine (notify_deep 0)");
+out:
+	free(pb);
+	free(deep);
+	free(after);
+	return rc;
+}
+
 /* ---- task data touched on another core: cold_start, line_transfer ---- */
 
 /* Task-sized blocks per round: the lines of a few hundred queued tasks. */

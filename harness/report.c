@@ -407,8 +407,8 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		   "RMWs x %" PRIu64 " ns), lock transfers %.3f ms (%" PRIu64 " remote locks x %"
 		   PRIu64 " ns), lock handoffs %.3f ms (%" PRIu64 " waits x %" PRIu64 " ns), "
 		   "contention %.3f ms (%" PRIu64 " migrated + remote joins + remote RMWs x %" PRIu64
-		   " ns), fresh spawns %.3f ms (%" PRIu64 " x %" PRIu64 " ns), over all trials and "
-		   "workers\n",
+		   " ns), fresh spawns %.3f ms (%" PRIu64 " x %" PRIu64 " ns), deep notifies %.3f ms "
+		   "(%" PRIu64 " x %" PRIu64 " ns beyond notify), over all trials and workers\n",
 		(double)(units * c->work) / 1e6, units, c->work_per_spawn ? "spawns" : "polls",
 		c->work, (double)(sim_costs_cold_starts(s) * c->cold_start) / 1e6,
 		s->cold_migrated, s->cold_aged, c->cold_start,
@@ -418,7 +418,8 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		s->lock_waits, c->lock_wait,
 		(double)(sim_costs_contended(s) * c->contended) / 1e6, sim_costs_contended(s),
 		c->contended, (double)(s->fresh_spawns * c->spawn_fresh) / 1e6, s->fresh_spawns,
-		c->spawn_fresh);
+		c->spawn_fresh, (double)(s->deep_notifies * sim_costs_notify_deep_extra(c)) / 1e6,
+		s->deep_notifies, sim_costs_notify_deep_extra(c));
 }
 
 /*
@@ -685,6 +686,7 @@ static json_t *sim_model_json(const struct run_config *cfg, const struct worker_
 	rc |= put(ns, "lock_wait", jint(s->lock_waits * c->lock_wait));
 	rc |= put(ns, "contended", jint(sim_costs_contended(s) * c->contended));
 	rc |= put(ns, "spawn_fresh", jint(s->fresh_spawns * c->spawn_fresh));
+	rc |= put(ns, "notify_deep", jint(s->deep_notifies * sim_costs_notify_deep_extra(c)));
 	rc |= put(ns, "work", jint(sim_costs_work_units(c, s) * c->work));
 	rc |= put(ns, "policy_poll",
 		  json_integer((json_int_t)s->polls * sim_costs_policy_poll(c, cfg->policy->name)));

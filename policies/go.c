@@ -373,9 +373,7 @@ static bool wakep(struct runtime *rt, struct worker *w)
 	}
 	g->wake_spinning[id] = true;	/* it counts in nmspinning already */
 	inject_unlock(&rt->inject);
-	if (w)
-		w->st.notifies++;
-	rt->engine->ops->unpark(rt->engine, (uint32_t)id);
+	rt_idle_unpark(rt, w, id);
 	return true;
 }
 
@@ -441,7 +439,7 @@ static void go_schedule_remote(struct runtime *rt, struct task *t)
 	}
 	g->wake_spinning[id] = false;
 	inject_unlock(&rt->inject);
-	rt->engine->ops->unpark(rt->engine, (uint32_t)id);
+	rt_idle_unpark(rt, NULL, id);
 }
 
 /* runqget's first half: the own runnext, inheriting the slice. */

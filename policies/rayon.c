@@ -300,9 +300,7 @@ static __attribute__((noinline)) void wake_any(struct runtime *rt, struct worker
 							     memory_order_acq_rel,
 							     memory_order_relaxed))
 			continue;
-		if (w)
-			w->st.notifies++;
-		rt->engine->ops->unpark(rt->engine, i);
+		rt_idle_unpark(rt, w, (int)i);
 		k--;
 	}
 }

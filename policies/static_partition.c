@@ -230,7 +230,7 @@ static void sp_schedule_remote(struct runtime *rt, struct task *t)
 		/* Acquire pairs with the parker's release of the flag: its
 		 * num_parked increment comes first, so this never wraps. */
 		atomic_fetch_sub_explicit(&rt->idle.num_parked, 1, memory_order_relaxed);
-		rt->engine->ops->unpark(rt->engine, i);
+		rt_idle_unpark(rt, NULL, (int)i);
 	}
 }
 

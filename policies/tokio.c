@@ -475,9 +475,7 @@ static bool tokio_notify(struct runtime *rt, struct worker *w)
 		w->shared_rmws++;
 	uint32_t id = pop_sleeper(tk);
 	inject_unlock(&rt->inject);
-	if (w)
-		w->st.notifies++;
-	rt->engine->ops->unpark(rt->engine, id);
+	rt_idle_unpark(rt, w, (int)id);
 	return true;
 }
 

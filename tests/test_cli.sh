@@ -329,7 +329,8 @@ assert c["sim_costs_ns"]["poll"] == 5
 # fib's work, not sort's: the entry of the workload run.
 assert c["sim_model_ns"] == {"cold_start": 40, "cold_after": 1000000, "line_transfer": 30,
                              "lock_transfer": 70, "lock_wait": 45, "contended": 25,
-                             "spawn_fresh": 0, "work": 11, "policy_poll": 6}, \
+                             "spawn_fresh": 0, "notify_deep": 0, "halt_poll": 200000,
+                             "halt_poll_shrink": 0, "work": 11, "policy_poll": 6}, \
     c["sim_model_ns"]
 m = d["sim_model"]
 assert m["charged_ns"]["work"] == 11 * d["counters_total"]["polls"], m
@@ -342,6 +343,7 @@ assert m["charged_ns"]["contended"] == 25 * (m["counters_total"]["cold_migrated"
                                              m["counters_total"]["remote_joins"] +
                                              m["counters_total"]["remote_rmws"]), m
 assert m["charged_ns"]["spawn_fresh"] == 0 and m["counters_total"]["fresh_spawns"] > 0, m
+assert m["charged_ns"]["notify_deep"] == 0 and m["counters_total"]["deep_notifies"] == 0, m
 # volt's own per-poll figure, not go's: the entry of the policy run.
 assert m["charged_ns"]["policy_poll"] == 6 * d["counters_total"]["polls"], m
 PY

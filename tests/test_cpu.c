@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 
 #include "core/costs.h"
+#include "core/haltpoll.h"
 #include "run_util.h"
 
 static uint64_t self_cpu_ns(void)
@@ -371,6 +372,80 @@ static void sim_io_poll(void)
 			  (unsigned long long)timeouts[1], (unsigned long long)timeouts[0]);
 }
 
+/*
+ * The host's window for polling a halted CPU follows KVM's kvm_vcpu_halt
+ * (virt/kvm/kvm_main.c): a halt past the window grows it, twice itself and
+ * at least halt_poll_ns_grow_start (10 us), capped at halt_poll_ns, if the
+ * halt was no longer than halt_poll_ns; a longer halt shrinks a window
+ * that is not 0, to 0 (halt_poll_ns_shrink 0) or by the divisor; a halt
+ * inside the window leaves it.
+ */
+static void halt_poll_window(void)
+{
+	const uint64_t max = 200000;
+	uint64_t w = 0;
+	static const uint64_t grown[] = { 10000, 20000, 40000, 80000, 80000 };
+	for (size_t i = 0; i < sizeof grown / sizeof *grown; i++) {
+		w = halt_poll_next(w, 50000, max, 0);
+		ASSERT_U64_EQ(w, grown[i]);
+	}
+	ASSERT_U64_EQ(halt_poll_next(160000, 190000, max, 0), max);	/* 320 us, capped */
+	ASSERT_U64_EQ(halt_poll_next(max, max, max, 0), max);		/* inside: kept */
+	ASSERT_U64_EQ(halt_poll_next(80000, 300000, max, 0), 0);	/* reset */
+	ASSERT_U64_EQ(halt_poll_next(80000, 300000, max, 2), 40000);	/* halved */
+	ASSERT_U64_EQ(halt_poll_next(0, 300000, max, 2), 0);		/* 0 stays */
+	ASSERT_U64_EQ(halt_poll_next(0, 50000, 0, 2), 0);		/* no polling */
+}
+
+/*
+ * The deep notify (cost.notify_deep, core/costs.h): at a trickle of
+ * requests delivered through the workers' I/O polls, the worker whose poll
+ * delivers one pays the notify that wakes the other (rt_running: before,
+ * no worker counted it), so every wake by a notify is some worker's
+ * notify. With the host not polling (halt_poll 0) every one of volt's
+ * notifies finds its target's CPU scheduled out; with a window that may
+ * grow past the 2 ms sleeps, only the first few sleeps of each worker
+ * outlast it (the window doubles from 10 us: at most 11 sleeps to reach
+ * 10 ms). The kernel's CPU holds notify_deep - notify per deep notify,
+ * to the nanosecond.
+ */
+static void sim_deep_notify(void)
+{
+	static const char *const ol[] = { "load=0.05", "service_us=100", "requests=500", NULL };
+	static const char *const policies[] = { "volt", "go", "tokio", "rayon" };
+	const uint64_t D = 1000003;
+	for (size_t k = 0; k < sizeof policies / sizeof *policies; k++) {
+		for (int far = 0; far <= 1; far++) {
+			struct sim_costs c;
+			sim_costs_default(&c);
+			c.io_poll = true;
+			c.notify_deep = D;
+			c.halt_poll = far ? 10000000 : 0;
+			c.halt_poll_shrink = 2;
+			struct cpu_run r;
+			run_cpu_at(true, &c, policies[k], "open-loop", 2, ol, &r);
+			uint64_t kernel = 0;
+			for (uint32_t i = 0; i < 2; i++) {
+				assert_sim_worker(&r, i, policies[k]);
+				kernel += r.cpu[i].kernel_ns;
+			}
+			const struct worker_stats *t = &r.total;
+			if (t->notifies != t->unparks_notify || t->notifies < 500 / 4)
+				TEST_FAIL("%s: %llu notifies counted, %llu wakes by a notify",
+					  policies[k], (unsigned long long)t->notifies,
+					  (unsigned long long)t->unparks_notify);
+			ASSERT_U64_EQ(kernel, t->parks * c.park + t->notifies * c.notify +
+						      t->deep_notifies * (D - c.notify));
+			if (far ? t->deep_notifies > 2 * 11 || t->deep_notifies == 0
+				: strcmp(policies[k], "volt") == 0 && t->deep_notifies != t->notifies)
+				TEST_FAIL("%s, halt_poll %llu: %llu deep notifies of %llu",
+					  policies[k], (unsigned long long)c.halt_poll,
+					  (unsigned long long)t->deep_notifies,
+					  (unsigned long long)t->notifies);
+		}
+	}
+}
+
 int main(void)
 {
 	RUN(sim_policies);
@@ -378,6 +453,8 @@ int main(void)
 	RUN(sim_wake_return);
 	RUN(sim_yield);
 	RUN(sim_io_poll);
+	RUN(halt_poll_window);
+	RUN(sim_deep_notify);
 	RUN(threads_fib);
 	RUN(threads_open_loop);
 	return 0;
