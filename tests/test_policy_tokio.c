@@ -3,7 +3,8 @@
  * computed correctly; the self-tuning interval (its start at 61, its EWMA
  * arithmetic and dead band, its bounds over a run); the global queue on
  * exactly every 61st tick; the sleeper stack; the LIFO cap against a
- * ping-pong pair; a spurious wake that parks again; the steal refused to a
+ * ping-pong pair; a deferred yield's wake ending its worker's search; a
+ * spurious wake that parks again; the steal refused to a
  * thief holding more than half a queue; the search left out of the EWMA; the
  * driver holder whose event came due getting up.
  */
