@@ -18,9 +18,9 @@
  *
  *   - a call that finds the LIFO slot filled by a poll continues the
  *     chain: it takes the slot's task without ticking (one filled between
- *     steps is a tick's pick, as any ring task). The third chained poll clears
- *     lifo_enabled, so whatever it wakes goes to the back of the ring and
- *     the chain ends. A call that finds the slot empty ends the chain
+ *     steps is a tick's pick, as any ring task). The third chained poll
+ *     clears lifo_enabled, so whatever it wakes goes to the back of the
+ *     ring and the chain ends. A call that finds the slot empty ends the chain
  *     (lifo_enabled is set again) and starts a new tick. The slot is the
  *     core's owner-private w->lifo: Tokio never lets it be stolen.
  *   - a tick: if tick % interval == 0, retune the interval, then one task
