@@ -16,10 +16,11 @@
  * lifo_cap = 3 LIFO polls, which do not tick). find_work returns one task
  * per call, so the loop maps onto it like this:
  *
- *   - a call that finds the LIFO slot filled continues the chain: it takes
- *     the slot's task without ticking. The third chained poll clears
- *     lifo_enabled, so whatever it wakes goes to the back of the ring and
- *     the chain ends. A call that finds the slot empty ends the chain
+ *   - a call that finds the LIFO slot filled by a poll continues the
+ *     chain: it takes the slot's task without ticking (one filled between
+ *     steps is a tick's pick, as any ring task). The third chained poll
+ *     clears lifo_enabled, so whatever it wakes goes to the back of the
+ *     ring and the chain ends. A call that finds the slot empty ends the chain
  *     (lifo_enabled is set again) and starts a new tick. The slot is the
  *     core's owner-private w->lifo: Tokio never lets it be stolen.
  *   - a tick: if tick % interval == 0, retune the interval, then one task
@@ -182,6 +183,7 @@ struct tokio_worker {
 	uint32_t ndefer, defer_cap;
 	bool defer_on;
 	bool repark;			/* woken while still listed, nothing local */
+	bool lifo_pick;			/* the slot was filled between steps */
 };
 _Static_assert(sizeof(struct tokio_worker) == 2 * CACHE_LINE, "two lines per worker");
 
@@ -622,8 +624,10 @@ static inline struct task *ring_take(struct worker *w)
 }
 
 /* next_local_task: the LIFO slot, then the ring. At a tick's start the
- * slot is empty unless the maintenance tick's driver poll or deferred
- * wakes filled it; such a task starts a chain like any ring task. */
+ * slot is empty unless the maintenance tick's driver poll, deferred wakes
+ * (at maintenance, or in park when the worker ran out of work) or the
+ * timers fired on waking filled it; such a task starts a chain like any
+ * ring task. */
 static inline struct task *local_take(struct worker *w)
 {
 	struct task *t = w->lifo;
@@ -775,7 +779,16 @@ static inline __attribute__((always_inline)) struct task *find_work(struct worke
 {
 	struct tokio_worker *tw = TW(w);
 	struct task *t = w->lifo;
-	if (t) {
+	/*
+	 * A chain goes on from a task a poll put in the slot. A slot filled
+	 * between steps (lifo_pick: the deferred wakes of a worker that ran
+	 * out of work, the timers fired on waking) Tokio takes in its run
+	 * loop as next_task's pick: a tick of its own, then run_task, whose
+	 * transition_from_searching makes the last searcher wake a parked
+	 * worker (worker.rs Context::run, Context::run_task). The slow path
+	 * does both.
+	 */
+	if (t && __builtin_expect(!tw->lifo_pick, 1)) {
 		w->lifo = NULL;
 		/* worker.rs run_task: with no coop budget left the slot's task
 		 * goes to the back of the local queue and the chain ends. */
@@ -793,15 +806,17 @@ static inline __attribute__((always_inline)) struct task *find_work(struct worke
 		return t;
 	}
 chain_over:
-	/* The slot is empty: the chain is over (reset_lifo_enabled), and the
-	 * next task starts with a fresh coop budget (coop::budget). */
+	/* The chain is over, or none began (a slot filled between steps is
+	 * the tick's pick, below): reset_lifo_enabled, and the next task
+	 * starts with a fresh coop budget (coop::budget). */
 	tw->lifo_enabled = tw->lifo_on;
 	tw->lifo_polls = 0;
+	tw->lifo_pick = false;
 	tw->coop = tw->coop_budget ? tw->coop_budget : 1;
 	/* Fast path: an ordinary tick served by the ring. */
 	uint32_t next = tw->tick + 1;
 	if (__builtin_expect(next != tw->next_global && next != tw->next_event &&
-				     !tw->resume_steal && !w->searching,
+				     !tw->resume_steal && !w->searching && !w->lifo,
 			     1)) {
 		t = ring_pop(&w->sh->ring);
 		if (t) {
@@ -889,6 +904,7 @@ bool tokio_park(struct worker *w, uint64_t *timeout_ns)
 	 * (park_yield); waking them fills its queue for the next tick. */
 	if (TW(w)->ndefer) {
 		wake_deferred(w);
+		TW(w)->lifo_pick = w->lifo != NULL;
 		return false;
 	}
 	/* transition_to_parked: a worker holding tasks does not park. */
@@ -940,6 +956,7 @@ void tokio_unparked(struct worker *w, enum park_wake how)
 	 * (is_parked) parks again. Under the lock: a notifier that pops it
 	 * after this look leaves a permit, which ends the next park at once. */
 	bool has_tasks = w->lifo || !ring_is_empty(&w->sh->ring);
+	tw->lifo_pick = w->lifo != NULL;
 	inject_lock(&rt->inject);
 	bool listed = tk->listed[w->index];
 	bool again = listed && !has_tasks && !event_due;

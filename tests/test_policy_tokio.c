@@ -3,7 +3,8 @@
  * computed correctly; the self-tuning interval (its start at 61, its EWMA
  * arithmetic and dead band, its bounds over a run); the global queue on
  * exactly every 61st tick; the sleeper stack; the LIFO cap against a
- * ping-pong pair; a spurious wake that parks again; the steal refused to a
+ * ping-pong pair; a deferred yield's wake ending its worker's search; a
+ * spurious wake that parks again; the steal refused to a
  * thief holding more than half a queue; the search left out of the EWMA; the
  * driver holder whose event came due getting up.
  */
@@ -582,6 +583,64 @@ static void yield_is_deferred(void)
 	hand_destroy(rt, e);
 }
 
+/* A task that yields (a wake during its poll) `left` times, then completes. */
+struct yielder {
+	struct task task;
+	uint32_t left;
+};
+
+static enum task_poll yielder_poll(struct task *t, struct worker *w)
+{
+	struct yielder *y = (struct yielder *)t;
+	if (y->left == 0)
+		return TASK_DONE;
+	y->left--;
+	rt_wake(w->rt, w, t);
+	return TASK_PENDING;
+}
+
+static const struct task_vtable yielder_vt = { .name = "yielder", .poll = yielder_poll };
+
+/*
+ * worker.rs Context::run and run_task: a worker that ran out of work wakes
+ * its deferred tasks (park_timeout(0)), which land in its LIFO slot; the
+ * next tick's next_task takes the slot's task and run_task moves the worker
+ * out of the searching state, the last searcher waking a parked worker
+ * (transition_from_searching, notify_parked). So on 2 workers one yielding
+ * task wakes the other, idle worker at every yield the other does not
+ * spend searching: here, worker 1 runs between worker 0's steps, wakes,
+ * finds nothing, and parks again, once per yield (Tokio 1.24's peer at the
+ * tail of yield-many: a park of the idle worker every 6 us while its last
+ * task yields, docs/policies.md). Taking the slot as a continued LIFO
+ * chain instead leaves the worker searching and the other asleep.
+ */
+static void deferred_wake_leaves_searching(void)
+{
+	enum { YIELDS = 20 };
+	struct hand_engine *h;
+	struct runtime *rt = hand_engine_runtime(&policy_tokio_1_28, 2, NULL, &h);
+	for (uint32_t i = 0; i < 2; i++)
+		ASSERT(hand_park_one(h, rt, i, 10));
+	struct yielder y = { .left = YIELDS };
+	task_init(&y.task, &yielder_vt);
+	/* Worker 0 is woken with the task in its own queue. */
+	ASSERT(ring_try_push(&rt->workers[0].sh->ring, &y.task));
+	rt->engine->ops->unpark(rt->engine, 0);
+	uint64_t parks1 = rt->workers[1].st.parks;
+	for (uint32_t k = 0; k < 20 * YIELDS && y.left; k++) {
+		hand_step(h, rt, 0);
+		hand_step(h, rt, 1);
+	}
+	ASSERT_EQ(y.left, 0);
+	fprintf(stderr, "    worker 1 woken %u times, parked %llu times over %d yields\n",
+		h->unparks[1], (unsigned long long)(rt->workers[1].st.parks - parks1), YIELDS);
+	ASSERT(h->unparks[1] >= YIELDS - 1);
+	ASSERT_U64_EQ(rt->workers[1].st.polls, 0);
+	hand_run(h, rt, false, 10);
+	rt_destroy(rt);
+	h->base.ops->destroy(&h->base);
+}
+
 /*
  * The searcher cap (idle.rs transition_worker_to_searching): a worker may
  * search only while 2 * searching < workers. On 4 idle workers the first
@@ -864,6 +923,7 @@ int main(void)
 	RUN(coop_budget_stops_ping_pong_in_1_28);
 	RUN(ewma_excludes_lifo_polls);
 	RUN(yield_is_deferred);
+	RUN(deferred_wake_leaves_searching);
 	RUN(searcher_cap);
 	RUN(maintenance_skips_held_driver);
 	RUN(spurious_wake_parks_again);
