@@ -72,6 +72,15 @@ static void measures_every_cost(void)
 	} while (0);
 	SIM_COSTS(X)
 #undef X
+	/* The deep notify's three, each pass's the calibration's decision
+	 * (calibrate_pair.c, bench_notify_deep): halt_poll one of the sleeps
+	 * tried or 0, halt_poll_shrink 0 or 2, notify_deep 0 or above notify
+	 * by half; their medians over the passes lie within the same ranges. */
+	ASSERT(cal.ns.halt_poll >= 0 && cal.ns.halt_poll <= 400000);
+	ASSERT(cal.ns.halt_poll_shrink >= 0 && cal.ns.halt_poll_shrink <= 2);
+	ASSERT(cal.lo.halt_poll_shrink == 0 || cal.lo.halt_poll_shrink == 2);
+	ASSERT(cal.hi.halt_poll_shrink == 0 || cal.hi.halt_poll_shrink == 2);
+	ASSERT(cal.ns.notify_deep >= 0 && isfinite(cal.ns.notify_deep));
 	if (cal.cpus >= 2) {
 		/* CPUs 0 and 1 exist: the probe ran and the threads were pinned. */
 		ASSERT(isfinite(cal.c2c_ns) && cal.c2c_ns > 0);
