@@ -592,7 +592,7 @@ for eng in threads sim; do
 	run "$D" "$H" --policy=volt,tokio,go,rayon --workload=open-loop --engine "$eng" --workers 2 \
 		--param load=$LOADS2 --param requests=2000 \
 		$([ "$eng" = sim ] && echo --costs "$COSTS" --set cost.io_poll=1 --trials 1 --warmup 0 ||
-			echo --trials 3 --warmup 1) \
+			echo --trials 7 --warmup 1) \
 		--no-baseline --quiet --json "$D/raw-2w/ol-$eng-2w.json"
 	# The trickle: one second of arrivals at 2 workers and S = 100 us (requests =
 	# load x 2 workers x 1 s / S).
@@ -1075,8 +1075,10 @@ worker's search weigh against a request) at loads 0.1 to 0.9 on 16 simulated wor
 costs, 50,000 requests, one trial per point), every policy at its defaults and at the knob
 values that trade wake-up latency for CPU (volt's and tokio's \`searcher_cap\` at 1/16 and 1,
 volt's wake order \`wake=1\`, go's \`spin_cap\` at 1/16 and 1, rayon's \`rounds_until_sleepy\` at
-0 and 128); at loads 0.1 to 0.7 on 2 threads (2,000 requests, 3 trials, the four policies
-interleaved; S = 100 us: at 10 us this shared machine's threads fall behind) and on the sim
+0 and 128); at loads 0.1 to 0.7 on 2 threads (2,000 requests, 7 trials, the four policies
+interleaved; S = 100 us: at 10 us this shared machine's threads fall behind; a threads
+worker's idle CPU at one load moves up to twofold between trials with the host's speed, where
+the sim's moves by 5% between seeds) and on the sim
 calibrated on this machine just before (\`7-cpu-vs-latency/costs.txt\`); and the trickle,
 S = 100 us at loads 0.01, 0.03 and 0.1 with one second of arrivals per trial (2 trials) at 2
 workers. The CPU is each worker thread's CPU clock, or in the
@@ -1105,7 +1107,8 @@ $(section "$REF/7-cpu-vs-latency/idle.md")
 
 The calibrated sim's idle CPU against the threads engine's at 2 workers, with the kernel's
 part of each per request (threads: the workers' system time; sim: the \`park\` and \`notify\`
-costs their counters charge, each sleep's way back from the kernel, \`wake_return\` or
+costs their counters charge, \`notify_deep\` in \`notify\`'s place for a worker whose CPU the
+host had scheduled out, each sleep's way back from the kernel, \`wake_return\` or
 \`timeout_return\`, and rayon's yields, \`yield\`), the sleeps per request (those an unpark
 ended and those a timeout ended) and the idle CPU per sleep. The calibrated sim delivers the
 arrivals through the workers' I/O polls, as threads do (\`cost.io_poll=1\`: the timekeeper's
