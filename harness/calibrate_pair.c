@@ -311,6 +311,31 @@ static void wait_parked(struct park_bench *pb)
 		relax(&spins);
 }
 
+/* A parker's bench, zeroed, for `rounds` parks of a parker on CPU `cpu`. */
+static void park_bench_init(struct park_bench *pb, struct cal *c, uint32_t rounds, int cpu)
+{
+	memset(pb, 0, sizeof *pb);
+	atomic_init(&pb->state, P_EMPTY);
+	atomic_init(&pb->woke, 0);
+	atomic_init(&pb->tid, 0);
+	atomic_init(&pb->other_ran, 0);
+	atomic_init(&pb->stop, false);
+	atomic_init(&pb->timed, false);
+	pb->c = c;
+	pb->rounds = rounds;
+	pb->cpu = cpu;
+}
+
+/* The parker's thread id, once it has published it (acquire pairs with
+ * its release store). */
+static int parker_tid(struct park_bench *pb)
+{
+	uint32_t spins = 0;
+	while (atomic_load_explicit(&pb->tid, memory_order_acquire) == 0)
+		relax(&spins);
+	return atomic_load_explicit(&pb->tid, memory_order_relaxed);
+}
+
 int bench_park(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int cpu_parker)
 {
 	uint32_t n = c->reps * EVENTS_PER_REP;
@@ -323,17 +348,8 @@ int bench_park(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int cpu_pa
 		rc = -ENOMEM;
 		goto out;
 	}
-	memset(pb, 0, sizeof *pb);
-	atomic_init(&pb->state, P_EMPTY);
-	atomic_init(&pb->woke, 0);
-	atomic_init(&pb->tid, 0);
-	atomic_init(&pb->other_ran, 0);
-	atomic_init(&pb->stop, false);
-	atomic_init(&pb->timed, false);
+	park_bench_init(pb, c, n, cpu_parker);
 	pb->sleep_cpu = cpu;
-	pb->c = c;
-	pb->rounds = n;
-	pb->cpu = cpu_parker;
 
 	cpu_set_t old;
 	bool pinned;
@@ -341,9 +357,7 @@ int bench_park(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int cpu_pa
 	if ((rc = start_peer(cpu_waker, &old, &pinned, &parker, parker_main, pb)))
 		goto out;
 	uint32_t spins = 0, not_asleep = 0, lost = 0, m = 0;
-	while (atomic_load_explicit(&pb->tid, memory_order_acquire) == 0)
-		relax(&spins);
-	int tid = atomic_load_explicit(&pb->tid, memory_order_relaxed);
+	int tid = parker_tid(pb);
 
 	/* Phase 1: the parker's CPU idles while it sleeps. */
 	for (uint32_t r = 1; r <= n; r++) {
@@ -526,23 +540,16 @@ int bench_notify_deep(struct cal *c, struct calibrate_ns *ns, int cpu_waker, int
 		rc = -ENOMEM;
 		goto out;
 	}
-	memset(pb, 0, sizeof *pb);
-	atomic_init(&pb->state, P_EMPTY);
-	atomic_init(&pb->woke, 0);
-	atomic_init(&pb->tid, 0);
-	pb->c = c;
-	pb->rounds = nd + HALT_LEVELS * HALT_LEVEL_ROUNDS + nk * (HALT_GROW_ROUNDS + 2);
-	pb->cpu = cpu_parker;
+	park_bench_init(pb, c, nd + HALT_LEVELS * HALT_LEVEL_ROUNDS + nk * (HALT_GROW_ROUNDS + 2),
+			cpu_parker);
 
 	cpu_set_t old;
 	bool pinned;
 	pthread_t parker;
 	if ((rc = start_peer(cpu_waker, &old, &pinned, &parker, deep_parker_main, pb)))
 		goto out;
-	uint32_t spins = 0, r = 0;
-	while (atomic_load_explicit(&pb->tid, memory_order_acquire) == 0)
-		relax(&spins);
-	int tid = atomic_load_explicit(&pb->tid, memory_order_relaxed);
+	uint32_t r = 0;
+	int tid = parker_tid(pb);
 	for (uint32_t i = 0; i < nd; i++)
 		deep[i] = deep_round(pb, tid, ++r, DEEP_SLEEP_NS);
 	double d = median(deep, nd), mid = (d + ns->notify) / 2;
