@@ -358,10 +358,9 @@ static inline uint64_t fresh_spawns(struct sim_engine *s, uint64_t spawns, uint6
  * middle of a long poll happens in the middle of it, and rt_now read
  * between two steals differs by the first one's cost. The lock's waits and
  * hold, and the shared word's remote writes, are known only at the charge:
- * in-step times leave them out.
+ * in-step times leave them out. in_step_time is that time; step_now also
+ * records it as handed out (and holds it under causal = 0).
  */
-/* The worker's clock plus what its counters charged since its last
- * charge: where the step it is taking has got to. */
 static inline uint64_t in_step_time(const struct sim_engine *s, const struct worker *w)
 {
 	const struct sim_worker *sw = &s->w[w->index];
@@ -439,10 +438,10 @@ static void sim_unpark(struct engine *e, uint32_t id)
 	if (sw->woken)
 		return;		/* already on its way */
 	uint64_t from = s->cur ? step_now(s, s->cur) : s->now, at = from + s->costs.wake_latency;
-	/* The notifier: the stepping worker, or one on its wake path. */
-	struct worker *by = s->cur ? s->cur : rt_running;
-	if (s->costs.notify_deep && by)
-		deep_notify(by, from, s->cpu[id].park_at, s->cpu[id].poll_window);
+	/* The notifier: the stepping worker, or one on its wake path
+	 * (rt_running is s->cur in a step). */
+	if (s->costs.notify_deep && rt_running)
+		deep_notify(rt_running, from, s->cpu[id].park_at, s->cpu[id].poll_window);
 	sw->clock = at > sw->clock ? at : sw->clock;
 	sw->woken = true;
 	s->cpu[id].notify_at = from;

@@ -595,12 +595,12 @@ void rt_idle_notify(struct runtime *rt, struct worker *w);
  *                         chain, never strands the caller's own task.
  *   rt_idle_unpark        after a claim (idle_claim_parked*, or a policy's
  *                         own): count the notify for w and unpark worker
- *                         id; id < 0 (nobody claimed) does nothing. w NULL
- *                         (a remote schedule) counts it
- *                         for the worker running on the calling thread
+ *                         id; id < 0 (nobody claimed) does nothing. With w
+ *                         NULL (a remote schedule) it counts for the
+ *                         worker running on the calling thread
  *                         (rt_running), if any: the thread that makes the
- *                         futex wake pays for it, also when it makes it
- *                         from its I/O poll (an arrival it delivers).
+ *                         futex wake pays for it, also from its I/O poll
+ *                         (an arrival it delivers).
  */
 static inline bool rt_idle_local_look(const struct idle *s)
 {
