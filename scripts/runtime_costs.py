@@ -65,7 +65,6 @@ STAGE2 = ("contended", "lock_transfer")
 # Stage 1's optional third cost (--third): what a spawn-many task costs beyond a
 # chained-spawn one.
 THIRD = ("spawn_fresh", "cold_start", "none")
-FITTED = STAGE1 + STAGE2 + THIRD[:2]
 
 
 def die(msg, code=2):
@@ -305,7 +304,9 @@ class Fit:
             with open(self.o.base) as f:
                 for line in f:
                     name = line.split("#")[0].split("=")[0].strip()
-                    if name not in FITTED + self.stage1:
+                    # The base's line for each cost not fitted stays, as the fit
+                    # ran with it (a base's cold_start or spawn_fresh, say).
+                    if name not in self.fit:
                         lines.append(line.rstrip("\n"))
         lines += ["%s = %d" % kv for kv in self.fit.items()]
         tmp = path + ".tmp"

@@ -8,10 +8,11 @@
 # A fake peer (HARNESS_PEERS) reports, for fib and spawn-many at 1 and 2
 # workers and chained-spawn and yield-many at 1, the makespans the sim itself
 # gives at known costs (spawn 300, poll 50, spawn_fresh 400, work.fib 40,
-# contended 500, lock_transfer 300): the fit must recover stage 1's four
-# costs exactly (one worker: the sim is linear in them) and land stage 2 on
-# the 2-worker makespans, and the file it writes must give the sim those
-# makespans again. Bad input is refused with one line before any run.
+# contended 500, lock_transfer 300, and the base table's cold_start 2000): the
+# fit must recover stage 1's four costs exactly (one worker: the sim is linear
+# in them) and land stage 2 on the 2-worker makespans, and the file it writes
+# (the base's unfitted costs kept) must give the sim those makespans again.
+# Bad input is refused with one line before any run.
 set -u
 testlib_name=test_runtime_costs
 . "$(dirname "$0")/testlib.sh"
@@ -25,7 +26,10 @@ cd "$tmp" || exit 1
 mkdir -p peers
 
 truth=(--set cost.spawn=300 --set cost.poll=50 --set cost.spawn_fresh=400 --set cost.work.fib=40
-	--set cost.contended=500 --set cost.lock_transfer=300)
+	--set cost.contended=500 --set cost.lock_transfer=300 --set cost.cold_start=2000)
+# The base table's costs that the fit does not fit (here cold_start) are the
+# runtime's too: the fit runs with them, and the file keeps them.
+printf '%s\n' '# a base table' 'cold_start = 2000  # not fitted' 'spawn = 7' >base.costs
 sim_ns() {	# WORKLOAD N WORKERS [COSTS...]: the sim's makespan in ns (N -: yield-many's)
 	local wl=$1 n=$2 nw=$3 param=(--param tasks=20 --param yields=100)
 	shift 3
@@ -69,7 +73,7 @@ PEER
 chmod +x peers/peer-tokio
 
 fit=(--policy tokio-1.28 --harness "$harness" --fib-n 12 --spawn-n 2000 --chain-n 500 --trials 1
-	--yield-tasks 20 --yields 100 --third spawn_fresh --fib-work)
+	--yield-tasks 20 --yields 100 --third spawn_fresh --fib-work --base base.costs)
 /usr/bin/python3 "$script" "${fit[@]}" --out fitted.costs --check >out 2>err ||
 	fail "the fit: exit $?"
 grep -qx "spawn = 300" fitted.costs && grep -qx "poll = 50" fitted.costs &&
