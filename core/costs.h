@@ -63,11 +63,12 @@
  * another worker's hold or transfer under way starts `lock_wait` after it
  * ends (the handoff to a waiter spinning on the lock's word); a migrated
  * cold start or remote join pays `contended` on top (the transfer while
- * the other worker uses the lines); a spawn that takes the run's number of
- * tasks spawned and not completed past its high-water mark pays
- * `spawn_fresh` (no finished task left its descriptor to reuse: Go's
- * newproc1 takes a g from gfget's free lists and, when they are empty,
- * allocates one with malg, runtime/proc.go); a notify to a worker asleep
+ * the other worker uses the lines); a task spawned past the run's
+ * high-water mark of tasks spawned and not completed pays `spawn_fresh` at
+ * its first poll, on the worker that polls it (no finished task left its
+ * descriptor warm: Go's newproc1 takes a g from gfget's free lists and,
+ * when they are empty, allocates one with malg, runtime/proc.go; the cost
+ * is the g, stack and closure's lines when it first runs); a notify to a worker asleep
  * past its CPU's polling window pays `notify_deep` in place of `notify` (a
  * virtual machine's halted CPU, which the host polls for a window it
  * adapts, up to `halt_poll`, and then schedules out: the waker's interrupt
@@ -84,7 +85,7 @@
 	X(lock_transfer, 0, "taking the global queue's lock last taken by another worker")   \
 	X(lock_wait, 0, "the global queue's lock handed over to a worker spinning for it")   \
 	X(contended, 0, "a migrated cold start or remote join beyond the uncontended figures") \
-	X(spawn_fresh, 0, "a spawn past the run's high-water mark of live tasks (no finished task's descriptor to reuse)") \
+	X(spawn_fresh, 0, "the first poll of a task spawned past the run's high-water mark of live tasks (no finished task's descriptor to reuse)") \
 	X(notify_deep, 0, "waking a worker whose CPU the host scheduled out, on the waker's side, in place of notify") \
 	X(halt_poll, 200000, "the host's longest polling of a halted CPU before it schedules it out (KVM's halt_poll_ns)") \
 	X(halt_poll_shrink, 0, "what a halt longer than halt_poll divides the window by, 0: resets it (KVM's halt_poll_ns_shrink)")

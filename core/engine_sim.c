@@ -47,8 +47,9 @@ struct sim_worker {
 	/* At the last charge: the counters' cost (a linear function of them,
 	 * so a step costs the difference), lock acquisitions and completions. */
 	uint64_t last_cost, last_locks, last_completions;
-	/* ... and spawns, for the live tasks' high-water mark (fresh_spawns) */
-	uint64_t last_spawns;
+	/* ... and spawns, for the live tasks' high-water mark (fresh_spawn),
+	 * and its spawns in the step under way */
+	uint64_t last_spawns, step_spawns;
 	/* The latest in-step time sim_now handed out (step_now): the clock
 	 * never falls below it, even where --explore shrinks a step. */
 	uint64_t seen;
@@ -151,6 +152,10 @@ struct sim_engine {
 	 * every worker, and the most tasks ever live at once in this run
 	 * (spawned or injected, not completed), for spawn_fresh. */
 	uint64_t spawned, completed, live_peak;
+	/* ... and the tasks spawned past it whose first poll is to come
+	 * (fresh_spawn): open addressing on their addresses, NULL empty. */
+	const struct task **fresh;
+	size_t fresh_cap, fresh_n;
 	struct runtime *rt;
 	/* The worker stepped last, whose task pool holds the free blocks
 	 * (pool_pass); worker 0 before the run's first step. */
@@ -314,39 +319,99 @@ static inline uint64_t model_cost(const struct sim_costs *c, const struct worker
 	       st->deep_notifies * sim_costs_notify_deep_extra(c);
 }
 
+/* The fresh set's slot for t: where it is, or the empty one where it
+ * would go (linear probing; the set is at most half full). */
+static size_t fresh_slot(const struct sim_engine *s, const struct task *t)
+{
+	size_t mask = s->fresh_cap - 1;
+	size_t i = (size_t)(((uintptr_t)t >> 4) * 0x9e3779b97f4a7c15ull >> 20) & mask;
+	while (s->fresh[i] && s->fresh[i] != t)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static void fresh_add(struct sim_engine *s, const struct task *t)
+{
+	if (2 * (s->fresh_n + 1) > s->fresh_cap) {
+		const struct task **old = s->fresh;
+		size_t cap = s->fresh_cap;
+		s->fresh_cap = cap ? 2 * cap : 1024;
+		s->fresh = calloc(s->fresh_cap, sizeof *s->fresh);
+		CHECK_MSG(s->fresh, "out of memory for %zu fresh tasks", s->fresh_n);
+		for (size_t k = 0; k < cap; k++)
+			if (old[k])
+				s->fresh[fresh_slot(s, old[k])] = old[k];
+		free(old);
+	}
+	s->fresh[fresh_slot(s, t)] = t;
+	s->fresh_n++;
+}
+
+/* Was t spawned fresh and not polled since? Then no longer. */
+static bool fresh_take(struct sim_engine *s, const struct task *t)
+{
+	size_t mask = s->fresh_cap - 1, i = fresh_slot(s, t);
+	if (!s->fresh[i])
+		return false;
+	s->fresh[i] = NULL;
+	s->fresh_n--;
+	/* Backward shift: move up each later entry of the run whose home
+	 * slot is not in (i, j], so that no probe stops at the hole. */
+	for (size_t j = (i + 1) & mask; s->fresh[j]; j = (j + 1) & mask) {
+		size_t h = fresh_slot(s, s->fresh[j]);
+		if (h == j)
+			continue;	/* found where it is: at home or past a full run */
+		s->fresh[i] = s->fresh[j];
+		s->fresh[j] = NULL;
+		i = j;
+	}
+	return true;
+}
+
 /*
- * The step's spawns past the run's high-water mark of live tasks: those
- * that found no finished task's descriptor to reuse. Go's newproc1
- * (runtime/proc.go, go1.19) takes a g from gfget, the P's free list or a
- * batch from the global one (gfput puts each exiting g there), and only
- * when both are empty allocates one (malg: a new g and stack); a run that
- * keeps k tasks alive at most has made k of them. On Go 1.19 a g reused
- * long after it exited costs about as much as a new one (docs/sim.md,
- * "Costs of a real runtime"), so the figure stands for a descriptor no
- * recently finished task left warm, however the runtime gets it. Within
- * a step, its spawns come before its completions (a task spawns, then
- * returns), so the live count peaks at the step's start plus its spawns. A task
- * injected from outside the workers counts as live from its injection
- * (rt->remote_spawns) and pays nothing: no worker made it.
+ * A spawn past the run's high-water mark of live tasks: one that found no
+ * finished task's descriptor to reuse. Go's newproc1 (runtime/proc.go,
+ * go1.19) takes a g from gfget, the P's free list or a batch from the
+ * global one (gfput puts each exiting g there), and only when both are
+ * empty allocates one (malg: a new g and stack); a run that keeps k tasks
+ * alive at most has made k of them. On Go 1.19 a g reused long after it
+ * exited costs about as much as a new one, and Go's 2-worker spawn-many
+ * runs in 0.6 of its 1-worker time, so the cost is not the spawner's: it
+ * is touching a g, its stack and its closure that no recently finished
+ * task left warm, when the task first runs (docs/sim.md, "Costs of a real
+ * runtime"). So the task is marked here and its first poll pays
+ * spawn_fresh (sim_await_ready; counted in fresh_spawns on the poller).
+ * The live count is the charged steps' (spawned or injected, not
+ * completed) plus this step's spawns so far; a step's completions come
+ * after its spawns (a task spawns, then returns) and count at its charge
+ * (fresh_charged). A task injected from outside the workers counts as
+ * live from its injection (rt->remote_spawns) and is never fresh: no
+ * worker made it.
  */
-static inline uint64_t fresh_spawns(struct sim_engine *s, uint64_t spawns, uint64_t completions)
+static inline void fresh_spawn(struct sim_engine *s, struct worker *w, const struct task *t)
 {
 	/* Relaxed: the sim steps every worker and injects on this one
 	 * thread, so the count is this thread's own writes; no other
 	 * memory is read through it. */
 	uint64_t injected = atomic_load_explicit(&s->rt->remote_spawns, memory_order_relaxed);
 	uint64_t live = injected + s->spawned - s->completed;
-	uint64_t peak = live + spawns;
-	uint64_t fresh = 0;
-	if (peak > s->live_peak) {
-		/* At most the step's spawns: tasks injected since may have
-		 * raised the count past the mark without a worker's spawn. */
-		fresh = peak - (live > s->live_peak ? live : s->live_peak);
-		s->live_peak = peak;
+	uint64_t level = live + ++s->w[w->index].step_spawns;
+	/* Tasks injected since the mark may have raised the count past it
+	 * without a worker's spawn. */
+	if (level > (live > s->live_peak ? live : s->live_peak)) {
+		s->live_peak = level;
+		fresh_add(s, t);
 	}
-	s->spawned += spawns;
-	s->completed += completions;
-	return fresh;
+}
+
+/* The step's spawns and completions, into the live count (fresh_spawn). */
+static inline void fresh_charged(struct sim_engine *s, struct sim_worker *sw,
+				 const struct worker_stats *now)
+{
+	s->spawned += now->spawns - sw->last_spawns;
+	s->completed += now->completions - sw->last_completions;
+	sw->last_spawns = now->spawns;
+	sw->step_spawns = 0;
 }
 
 /*
@@ -491,6 +556,8 @@ static void sim_sched_local(struct worker *w, struct task *t, enum sched_kind ki
 	 * second one around this (an indirect call more per task). */
 	if (w->rt->span)
 		span_note(w->rt->span, w, t, kind);
+	if (kind == SCHED_SPAWN && s->lock_model)
+		fresh_spawn(s, w, t);
 	uint64_t now = step_now(s, w);
 	t->ready_ns = now;
 	if (w->rt->touch_on)
@@ -508,9 +575,8 @@ static void sim_sched_local(struct worker *w, struct task *t, enum sched_kind ki
  * What this leaves out: the thief took t from where it would not have
  * been yet, instead of searching on meanwhile (docs/sim.md).
  */
-static uint64_t sim_await_ready(struct engine *e, struct worker *w, const struct task *t)
+static uint64_t await_stamp(struct sim_engine *s, struct worker *w, const struct task *t)
 {
-	struct sim_engine *s = (struct sim_engine *)e;
 	struct sim_worker *sw = &s->w[w->index];
 	if (t->ready_ns <= sw->clock || s->costs.acausal)
 		return 0;	/* the in-step time is at least the clock */
@@ -522,6 +588,17 @@ static uint64_t sim_await_ready(struct engine *e, struct worker *w, const struct
 	sw->clock += wait;
 	sw->waited += wait;	/* a search's time, not the poll's (cpu_step) */
 	s->now = sw->clock;
+	return wait;
+}
+
+/* The wait above, then the poll's own start: the first poll of a task
+ * spawned fresh pays spawn_fresh (fresh_spawn), part of the poll's time. */
+static uint64_t sim_await_ready(struct engine *e, struct worker *w, const struct task *t)
+{
+	struct sim_engine *s = (struct sim_engine *)e;
+	uint64_t wait = await_stamp(s, w, t);
+	if (s->fresh_n && fresh_take(s, t))
+		w->st.fresh_spawns++;
 	return wait;
 }
 
@@ -636,14 +713,8 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 		total += remote * (c->line_transfer + c->contended);
 		cost += remote * (c->line_transfer + c->contended);
 	}
-	if (model) {
-		uint64_t fresh = fresh_spawns(s, now->spawns - sw->last_spawns,
-					      now->completions - sw->last_completions);
-		sw->last_spawns = now->spawns;
-		w->st.fresh_spawns += fresh;
-		total += fresh * c->spawn_fresh;
-		cost += fresh * c->spawn_fresh;
-	}
+	if (model)
+		fresh_charged(s, sw, now);
 	/* Every lock acquisition a policy counts: its global batches and its
 	 * overflows' (one per overflow, or one per task as Volt's push
 	 * takes them). */
@@ -1161,6 +1232,9 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	}
 	s->live = 0;
 	s->spawned = s->completed = s->live_peak = 0;
+	if (s->fresh_n)		/* a run stopped before their polls */
+		memset(s->fresh, 0, s->fresh_cap * sizeof *s->fresh);
+	s->fresh_n = 0;
 	/* Index leaves holds no event, for nodes not yet played (their
 	 * subtrees hold only leaves past the last worker, or workers yet to
 	 * have their first event set below): they lose every match. */
@@ -1219,6 +1293,7 @@ static void sim_destroy(struct engine *e)
 	free(s->win);
 	free(s->rmw);
 	free(s->cpu);
+	free(s->fresh);
 	span_destroy(s->span);
 	free(s);
 }

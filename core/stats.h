@@ -51,7 +51,7 @@
 	X(remote_locks, "takings of the global queue's lock after another worker's (lock_transfer)") \
 	X(lock_waits, "holds of the global queue's lock that waited for another worker's hold or transfer (lock_wait)") \
 	X(remote_rmws, "read-modify-writes of the policy's shared word expected to follow another worker's (line_transfer, contended)") \
-	X(fresh_spawns, "spawns past the run's high-water mark of tasks spawned or injected and not completed (spawn_fresh)") \
+	X(fresh_spawns, "first polls of tasks spawned past the run's high-water mark of tasks spawned or injected and not completed, on the worker that polled them (spawn_fresh)") \
 	X(deep_notifies, "unparks of a worker whose CPU the host had scheduled out (notify_deep)")
 
 struct worker_stats {

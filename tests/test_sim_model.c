@@ -28,7 +28,8 @@
  *   - a spawn that takes the number of live tasks (spawned or injected, not
  *     completed) past its high-water mark in the run pays spawn_fresh, and
  *     only such a spawn (the book: the live count replayed from the polls,
- *     each poll's spawns before its completion);
+ *     each poll's spawns before its completion), at the task's first poll,
+ *     by the worker that polls it;
  *   - a write of a word every worker writes (a policy's shared word, here
  *     written by the children themselves under volt, which writes none)
  *     pays line_transfer and contended as often as the model expects it to follow
@@ -158,6 +159,7 @@ static void mt_start(struct runtime *rt, void *arg)
 struct model_out {
 	uint64_t makespan;
 	struct worker_stats tot;
+	uint64_t fresh[2];	/* workers 0 and 1's fresh_spawns */
 };
 
 static void mt_run(const char *policy, uint32_t workers, uint64_t seed, const struct sim_costs *c,
@@ -179,6 +181,8 @@ static void mt_run(const char *policy, uint32_t workers, uint64_t seed, const st
 	ASSERT_EQ(e->ops->run(e, rt, mt_start, m), 0);
 	o->makespan = rt->end_ns - rt->start_ns;
 	rt_total_stats(rt, &o->tot);
+	for (uint32_t i = 0; i < 2; i++)
+		o->fresh[i] = i < workers ? rt->workers[i].st.fresh_spawns : 0;
 	rt_destroy(rt);
 	e->ops->destroy(e);
 }
@@ -775,6 +779,23 @@ static void fresh_spawn_pays_once(void)
 			fresh_seen += book;
 			reused_seen += b.tot.spawns - book;
 		}
+		/* The charge is the task's first poll's, on the worker that
+		 * polls it (engine_sim.c fresh_spawn): on 2 workers each
+		 * worker pays for the root's children it polled (all fresh),
+		 * within its clock, so the run lasts at least the larger
+		 * share. */
+		struct sim_costs slow = fresh;
+		slow.spawn_fresh = 100000;
+		static struct mt s = { .k = 10, .compute_ns = 10000, .grand = 3 };
+		struct model_out o;
+		mt_run(policies[p], 2, 1, &slow, &s, &o);
+		uint64_t on[2] = { 0, 0 };
+		for (uint32_t i = 0; i < s.k; i++)
+			on[s.child[i].poller]++;
+		ASSERT(on[0] > 0 && on[1] > 0);	/* both ran some */
+		ASSERT(o.fresh[0] >= on[0] && o.fresh[1] >= on[1]);
+		ASSERT_U64_EQ(o.fresh[0] + o.fresh[1], fresh_book(&s));
+		ASSERT(o.makespan >= (on[0] > on[1] ? on[0] : on[1]) * slow.spawn_fresh);
 	}
 	/* Fork-join: the root stays live while its children run. */
 	static struct mt j = { .k = 12, .compute_ns = 10000, .join = true };
