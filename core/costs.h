@@ -165,6 +165,28 @@ struct sim_costs {
 };
 
 /*
+ * What pays notify and park: the notifies that woke a sleeping worker and
+ * the parks that went to sleep. A notify that finds its worker awake (not
+ * parked, or woken and on its way) swaps a permit into the worker's
+ * parker word and makes no system call, and the park that takes the
+ * permit returns before its futex wait: the threads engine's parker
+ * (engine_threads.c, te_unpark and te_park), as Tokio's (tokio/src/
+ * runtime/scheduler/multi_thread/park.rs, Inner::unpark: a swap to
+ * NOTIFIED that wakes nobody from EMPTY; Inner::park: a NOTIFIED state
+ * taken by a compare_exchange returns at once). Both are counted and cost
+ * the sim nothing beyond the step they are in.
+ */
+static inline uint64_t sim_costs_notifies(const struct worker_stats *st)
+{
+	return st->notifies - st->awake_notifies;
+}
+
+static inline uint64_t sim_costs_parks(const struct worker_stats *st)
+{
+	return st->parks - st->permit_parks;
+}
+
+/*
  * What a worker's counters cost at these costs, the global lock's holds
  * and the model's charges apart: every mechanism the sim charges by its
  * counter. Linear in the counters, so the cost of a step is the difference
@@ -177,7 +199,7 @@ static inline uint64_t sim_costs_mechanisms(const struct sim_costs *c,
 	       st->local_pops * c->local_pop + (st->lifo_polls + st->runnext_polls) * c->lifo +
 	       (st->global_tasks + st->overflow_tasks) * c->global_task +
 	       st->steal_attempts * c->steal_attempt + st->tasks_stolen * c->steal_task +
-	       st->notifies * c->notify + st->parks * c->park;
+	       sim_costs_notifies(st) * c->notify + sim_costs_parks(st) * c->park;
 }
 
 /* What the work is charged per: the spawns or the polls. */

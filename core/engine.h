@@ -36,8 +36,10 @@ struct engine_ops {
 	 * NULL outside a worker. */
 	uint64_t (*now)(struct engine *e, struct worker *w);
 	/* Make worker `id` return from its park, or from its next park if it
-	 * is not parked now (a permit). Any thread; never blocks. */
-	void (*unpark)(struct engine *e, uint32_t id);
+	 * is not parked now (a permit). Any thread; never blocks. Returns
+	 * whether it woke a sleeping worker (on threads, a futex wake); false
+	 * for a permit left to a worker awake or already woken. */
+	bool (*unpark)(struct engine *e, uint32_t id);
 	/* Spend `ns` of compute on behalf of the task running on `w` (the
 	 * threads engine spins, repaying time the OS took from earlier spins;
 	 * a simulation engine charges virtual time). */

@@ -89,6 +89,7 @@ struct sim_rmw {
 struct sim_cpu {
 	CACHE_ALIGNED uint64_t busy, search, search_notifies, notifies;
 	uint64_t search_deep, deep;	/* the same for deep_notifies */
+	uint64_t search_awake, awake;	/* the same for awake_notifies */
 	uint64_t parked;
 	uint64_t wake_kernel;		/* wake_return and timeout_return charged (sim_wake_cpu) */
 	uint64_t yield_kernel;		/* cost.yield charged (sim_yield, cpu_step) */
@@ -490,18 +491,23 @@ static inline void deep_notify(struct worker *w, uint64_t from, uint64_t since, 
 }
 
 /* Make a parked worker runnable at the waker's time plus the wake latency
- * (the waker's time within its step, when a worker's step wakes it). */
-static void sim_unpark(struct engine *e, uint32_t id)
+ * (the waker's time within its step, when a worker's step wakes it).
+ * Returns whether it woke a sleeping worker: a permit for a worker awake,
+ * or an unpark of one already woken, wakes nobody, as te_unpark's swap
+ * that finds no sleeper (rt_idle_unpark counts it in awake_notifies, which
+ * cost no notify). They return before step_now, so no in-step time handed
+ * out holds the notify that the counter then takes back. */
+static bool sim_unpark(struct engine *e, uint32_t id)
 {
 	struct sim_engine *s = (struct sim_engine *)e;
 	struct sim_worker *sw = &s->w[id];
 	if (sw->state != W_PARKED) {
 		if (sw->state == W_RUNNABLE)
 			sw->permit = true;
-		return;
+		return false;
 	}
 	if (sw->woken)
-		return;		/* already on its way */
+		return false;	/* already on its way */
 	uint64_t from = s->cur ? step_now(s, s->cur) : s->now, at = from + s->costs.wake_latency;
 	/* The notifier: the stepping worker, or one on its wake path
 	 * (rt_running is s->cur in a step). */
@@ -511,6 +517,7 @@ static void sim_unpark(struct engine *e, uint32_t id)
 	sw->woken = true;
 	s->cpu[id].notify_at = from;
 	ev_set(s, id, sw->clock);
+	return true;
 }
 
 /* Take the global-queue lock `n` times at the worker's clock: wait while
@@ -910,9 +917,11 @@ static inline __attribute__((always_inline)) void cpu_step(struct sim_engine *s,
 		a->search += dur + (st == STEP_IDLE ? s->costs.idle_step : 0);
 		a->search_notifies += w->st.notifies - a->notifies;
 		a->search_deep += w->st.deep_notifies - a->deep;
+		a->search_awake += w->st.awake_notifies - a->awake;
 	}
 	a->notifies = w->st.notifies;
 	a->deep = w->st.deep_notifies;
+	a->awake = w->st.awake_notifies;
 }
 
 /*
@@ -960,9 +969,12 @@ static struct worker_cpu cpu_finish(const struct sim_engine *s, const struct wor
 	const struct sim_cpu *a = &s->cpu[i];
 	const struct sim_costs *c = &s->costs;
 	uint64_t deep = sim_costs_notify_deep_extra(c);
-	uint64_t busy_kernel = (w->st.notifies - a->search_notifies) * c->notify +
+	/* The notifies and parks charged: those that woke a sleeper or slept
+	 * (core/costs.h, sim_costs_notifies and sim_costs_parks). */
+	uint64_t search_notified = a->search_notifies - a->search_awake;
+	uint64_t busy_kernel = (sim_costs_notifies(&w->st) - search_notified) * c->notify +
 			       (w->st.deep_notifies - a->search_deep) * deep;
-	uint64_t search_kernel = w->st.parks * c->park + a->search_notifies * c->notify +
+	uint64_t search_kernel = sim_costs_parks(&w->st) * c->park + search_notified * c->notify +
 				 a->search_deep * deep;
 	uint64_t busy = a->busy - busy_kernel;
 	uint64_t task = w->task_compute_ns + sim_costs_work_units(c, &w->st) * c->work;
@@ -1117,6 +1129,10 @@ sim_loop(struct sim_engine *s, struct runtime *rt, void (*start)(struct runtime 
 		if (explore)
 			w->split_poll = s->split && rng_below(&s->split_rng, 2) == 0;
 		enum step st = worker_step_poll(w, &timeout);
+		/* A park that finds a permit returns before its futex wait (te_park):
+		 * counted before the charge, which then charges it no park. */
+		if (st == STEP_PARK && sw->permit)
+			w->st.permit_parks++;
 		if (!explore)
 			prefetch_deps(rt, who);
 		s->steps++;

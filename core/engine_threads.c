@@ -127,7 +127,7 @@ static uint64_t te_now(struct engine *e, struct worker *w)
 	return clk.ns0 + (uint64_t)(((unsigned __int128)d * clk.mult) >> 32);
 }
 
-static void te_unpark(struct engine *e, uint32_t id)
+static bool te_unpark(struct engine *e, uint32_t id)
 {
 	struct threads_engine *te = (struct threads_engine *)e;
 	struct parker *p = &te->parkers[id];
@@ -141,8 +141,10 @@ static void te_unpark(struct engine *e, uint32_t id)
 	 * whatever the unparker published first (a queued task, a claim in the
 	 * idle state) is visible to the woken worker. */
 	uint32_t prev = atomic_exchange_explicit(&p->state, P_NOTIFIED, memory_order_release);
-	if (prev == P_PARKED)
-		futex(&p->state, FUTEX_WAKE_PRIVATE, 1, NULL);
+	if (prev != P_PARKED)
+		return false;
+	futex(&p->state, FUTEX_WAKE_PRIVATE, 1, NULL);
+	return true;
 }
 
 /* *slept: whether the worker went to sleep on the futex word (false when
@@ -362,6 +364,8 @@ static void *worker_main(void *argp)
 		if (s == STEP_PARK) {
 			bool slept;
 			enum park_wake how = te_park(te, arg->id, timeout, &slept);
+			if (!slept)
+				w->st.permit_parks++;	/* a permit: no futex wait */
 			if (how == PARK_WOKEN && slept) {
 				/* Relaxed: the acquire that saw NOTIFIED in
 				 * te_park orders it (te_unpark). */

@@ -388,7 +388,10 @@ void rt_idle_unpark(struct runtime *rt, struct worker *w, int id)
 		w = rt_running;
 	if (w)
 		w->st.notifies++;
-	rt->engine->ops->unpark(rt->engine, (uint32_t)id);
+	/* A notify that woke nobody (a permit for a worker awake) made no
+	 * system call: the sim charges it nothing (core/costs.h). */
+	if (!rt->engine->ops->unpark(rt->engine, (uint32_t)id) && w)
+		w->st.awake_notifies++;
 }
 
 void rt_idle_unparked(struct worker *w, enum park_wake how)

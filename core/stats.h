@@ -42,7 +42,10 @@
  * The simulation's cache and migration model (core/costs.h): what it
  * charged, counted only by the sim with the model on, and written to a
  * result only then (its "sim_model" counters), so that every other
- * result keeps its form.
+ * result keeps its form. The last two are counted by every engine and
+ * used by the sim's charges whether the model is on or not (the notifies
+ * and parks that cost no system call, core/costs.h); they are written
+ * with the model's.
  */
 #define SIM_MODEL_COUNTERS(X)                                                            \
 	X(cold_migrated, "polls of a task another worker touched last (cold_start)")     \
@@ -52,7 +55,9 @@
 	X(lock_waits, "holds of the global queue's lock that waited for another worker's hold or transfer (lock_wait)") \
 	X(remote_rmws, "read-modify-writes of the policy's shared word expected to follow another worker's (line_transfer, contended)") \
 	X(fresh_spawns, "first polls of tasks spawned past the run's high-water mark of tasks spawned or injected and not completed, on the worker that polled them (spawn_fresh)") \
-	X(deep_notifies, "unparks of a worker whose CPU the host had scheduled out (notify_deep)")
+	X(deep_notifies, "unparks of a worker whose CPU the host had scheduled out (notify_deep)") \
+	X(awake_notifies, "notifies that found their worker awake or already woken: a permit, no wake (no notify charged)") \
+	X(permit_parks, "parks that took a waiting permit and did not sleep (no park charged)")
 
 struct worker_stats {
 #define X(name, help) uint64_t name;

@@ -420,12 +420,15 @@ static void collect_cpu(const struct run_config *cfg, struct runtime *rt, struct
 {
 	uint64_t cpu = 0, task = 0;
 	out->cpu.wakes_polled = out->cpu.wakes_empty = 0;
+	out->cpu.awake_notifies = out->cpu.permit_parks = 0;
 	for (uint32_t i = 0; i < cfg->workers; i++) {
 		out->cpu.w[i] = rt->cpu[i];
 		cpu += rt->cpu[i].cpu_ns;
 		task += rt->cpu[i].task_ns;
 		out->cpu.wakes_polled += rt->workers[i].wakes_polled;
 		out->cpu.wakes_empty += rt->workers[i].wakes_empty;
+		out->cpu.awake_notifies += rt->workers[i].st.awake_notifies;
+		out->cpu.permit_parks += rt->workers[i].st.permit_parks;
 	}
 	double span = (double)out->makespan_ns;
 	out->cpu.measured = true;

@@ -80,6 +80,9 @@ struct trial_cpu {
 	 * that it holds every worker's cpu_ns; NAN on the sim. */
 	double process_ns;
 	uint64_t wakes_polled, wakes_empty;	/* struct worker's, summed */
+	/* The workers' awake_notifies and permit_parks (core/stats.h), summed:
+	 * the notifies and parks that made no system call, on either engine. */
+	uint64_t awake_notifies, permit_parks;
 };
 
 struct trial {

@@ -823,10 +823,11 @@ static json_t *trial_cpu_json(const struct run_config *cfg, const struct trial *
 		json_decref(a);
 		return NULL;
 	}
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "process_ns",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "process_ns",
 			 jreal(t->cpu.process_ns), "workers", a, "total", worker_cpu_json(&sum),
 			 "wakes_polled", jint(t->cpu.wakes_polled), "wakes_empty",
-			 jint(t->cpu.wakes_empty), "per_task_ns", jreal(t->cpu_per_task_ns),
+			 jint(t->cpu.wakes_empty), "awake_notifies", jint(t->cpu.awake_notifies),
+			 "permit_parks", jint(t->cpu.permit_parks), "per_task_ns", jreal(t->cpu_per_task_ns),
 			 "idle_cpu", jreal(t->idle_cpu), "cores", jreal(t->cpu_cores));
 }
 

@@ -46,15 +46,17 @@ static uint64_t hand_now(struct engine *e, struct worker *w)
 	return t;
 }
 
-static void hand_unpark(struct engine *e, uint32_t id)
+static bool hand_unpark(struct engine *e, uint32_t id)
 {
 	struct hand_engine *h = (struct hand_engine *)e;
 	ASSERT(id < h->n);
 	h->unparks[id]++;
-	if (h->parked[id])
+	if (h->parked[id]) {
 		h->woken[id] = true;
-	else
-		h->permit[id] = true;
+		return true;
+	}
+	h->permit[id] = true;
+	return false;
 }
 
 static void hand_compute(struct engine *e, struct worker *w, uint64_t ns)

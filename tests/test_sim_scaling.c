@@ -50,7 +50,7 @@ static uint64_t charged(const struct worker_stats *t, const struct sim_costs *c)
 	       t->local_pops * c->local_pop + (t->lifo_polls + t->runnext_polls) * c->lifo +
 	       (t->global_tasks + t->overflow_tasks) * c->global_task +
 	       t->steal_attempts * c->steal_attempt + t->tasks_stolen * c->steal_task +
-	       t->notifies * c->notify + t->parks * c->park +
+	       sim_costs_notifies(t) * c->notify + sim_costs_parks(t) * c->park +
 	       (t->global_batches + t->overflow_locks) * c->global_lock;
 }
 
