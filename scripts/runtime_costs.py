@@ -42,7 +42,9 @@ The other costs (queues, steals, parks, wakes) are the base table's: the built-i
 keeps with the fitted ones replaced. Stage 2 matches the 2-worker runs it is fitted on
 by construction; `--check` runs what it was not fitted on, fib two sizes up and spawn-many a
 tenth the size at 2 workers, on the runtime and in the sim, and prints the sim's makespan
-over the runtime's. Bad input: one line on stderr, exit status 2, before any run.
+over the runtime's. The runtime's 2-worker runs, the fit's and the check's, are taken
+interleaved, one trial of each in turn, so that the fit and its check see the same minutes
+of the machine. Bad input: one line on stderr, exit status 2, before any run.
 """
 import argparse
 import json
@@ -189,13 +191,27 @@ class Fit:
                 best = (max(abs(v) for v in y), x, y)
         return best
 
-    def real(self, wl, params, workers):
+    def real(self, wl, params, workers, trials=None):
         d = run_harness([self.o.harness, "--engine=real", "--policy=" + self.o.policy,
                          "--workload=" + wl, "--workers", str(workers), "--trials",
-                         str(self.o.trials), "--warmup", "1", "--no-baseline"] + params,
+                         str(trials or self.o.trials), "--warmup", "1", "--no-baseline"] + params,
                         "the real %s on %s" % (self.o.policy, wl))
         self.version = "%s %s" % (d["config"]["peer"]["runtime"], d["config"]["peer"]["version"])
         return float(d["median"]["makespan_ns"])
+
+    def real_interleaved(self, specs, workers):
+        """The runtime's median makespans of several shapes, their trials interleaved:
+        one trial (after its warm-up) of each in turn, self.o.trials rounds, so that every
+        median spans the same minutes of the machine. On this 2-vCPU machine a runtime's
+        2-worker runs move twofold and more between minutes (the host's state: Tokio's
+        fib(25) at 2.7 times its 1-worker time where fib(27) minutes later ran at its
+        1-worker speed per task), and a fit made on one set of minutes and checked on
+        another measures the machine, not the fit."""
+        got = [[] for _ in specs]
+        for _ in range(self.o.trials):
+            for i, (wl, params) in enumerate(specs):
+                got[i].append(self.real(wl, params, workers, trials=1))
+        return [sorted(g)[len(g) // 2] for g in got]
 
     def knobs(self):
         """The model's knobs for the runtime measured: --model-set's, and for go
@@ -242,8 +258,11 @@ class Fit:
         self.stage1_err = y
         self.ones = [(wl, t, self.sim(wl, params, 1, base, self.fit.items())[0])
                      for (wl, params), t in zip(self.shapes1, self.targets)]
-        # Stage 2: contended and lock_transfer at 2 workers, Newton's method on the sim.
-        self.twos = [self.real(wl, params, 2) for wl, params in self.shapes]
+        # Stage 2: contended and lock_transfer at 2 workers, Newton's method on the sim,
+        # on the runtime's 2-worker runs taken interleaved with the check's (--check).
+        twos = self.real_interleaved(self.shapes + (self.check_shapes() if self.o.check
+                                                    else []), 2)
+        self.twos, self.check_real = twos[:len(self.shapes)], twos[len(self.shapes):]
         x = [float(table.get(k, 0)) for k in STAGE2]
 
         def f(x):
@@ -324,12 +343,16 @@ class Fit:
             return self.o.yield_tasks * (self.o.yields + 1)  # its polls
         return self.o.chain_n if wl == "chained-spawn" else self.o.spawn_n
 
+    def check_shapes(self):
+        """What the fit is not made on: fib two sizes up, spawn-many a tenth."""
+        return [("fib", ["--param", "n=%d" % (self.o.fib_n + 2)]),
+                ("spawn-many", ["--param", "n=%d" % max(1, self.o.spawn_n // 10)])]
+
     def check(self, path):
-        """What the fit was not made on: fib two sizes up, spawn-many a tenth, 2 workers."""
-        shapes = [("fib", ["--param", "n=%d" % (self.o.fib_n + 2)]),
-                  ("spawn-many", ["--param", "n=%d" % max(1, self.o.spawn_n // 10)])]
-        return [(wl + " " + params[1], self.real(wl, params, 2), self.sim(wl, params, 2, path)[0])
-                for wl, params in shapes]
+        """The check's shapes at 2 workers: the runtime's runs, taken with stage 2's
+        (run), beside the sim's with the written file."""
+        return [(wl + " " + params[1], real, self.sim(wl, params, 2, path)[0])
+                for (wl, params), real in zip(self.check_shapes(), self.check_real)]
 
 
 def main():

@@ -130,6 +130,32 @@ assert f.model() == "tokio-1.28"
 PY
 pass "go is fitted as the model of the Go measured (idle_precheck=1 before Go 1.21, --model-set over it)"
 
+# The fit's and the check's 2-worker runtime runs are taken interleaved, one trial
+# of each in turn, and each figure is its own runs' median.
+/usr/bin/python3 - "$here/scripts" <<'PY' || fail "the 2-worker runs are not interleaved"
+import sys, types
+sys.path.insert(0, sys.argv[1])
+import runtime_costs as rc
+seen = []
+def fake(args, what):
+    wl = [a for a in args if a.startswith("--workload=")][0][11:]
+    n = args[args.index("--param") + 1]
+    seen.append((wl, n, args[args.index("--trials") + 1], args[args.index("--workers") + 1]))
+    return {"median": {"makespan_ns": 1e6 * len(seen)},
+            "config": {"peer": {"runtime": "tokio", "version": "9.9"}}}
+rc.run_harness = fake
+o = types.SimpleNamespace(policy="tokio-1.28", model_set=[], harness="h", trials=3, fib_n=12,
+                          spawn_n=2000, chain_n=500, third="none", fib_work=False, check=True)
+f = rc.Fit(o)
+got = f.real_interleaved(f.shapes + f.check_shapes(), 2)
+order = [(wl, n) for wl, n, _, _ in seen]
+assert order == [("fib", "n=12"), ("spawn-many", "n=2000"), ("fib", "n=14"),
+                 ("spawn-many", "n=200")] * 3, order
+assert all(t == "1" and w == "2" for _, _, t, w in seen), seen
+assert got == [5e6, 6e6, 7e6, 8e6], got  # the middle round's, each its own median
+PY
+pass "the fit's and the check's 2-worker runtime runs are interleaved, one trial of each in turn"
+
 expect_refused() {	# MESSAGE-PART ARGS...
 	local want=$1
 	shift
