@@ -151,6 +151,18 @@ static void assert_sim_worker(const struct cpu_run *r, uint32_t i, const char *w
 			  (unsigned long long)r->clock[i]);
 }
 
+/* assert_sim_worker for each of the run's n workers; their kernel parts
+ * summed. */
+static uint64_t sim_kernel(const struct cpu_run *r, uint32_t n, const char *what)
+{
+	uint64_t kernel = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		assert_sim_worker(r, i, what);
+		kernel += r->cpu[i].kernel_ns;
+	}
+	return kernel;
+}
+
 static void threads_case(const char *workload, const char *const *params)
 {
 	for (int rep = 0; rep < 3; rep++) {
@@ -257,12 +269,7 @@ static void sim_wake_return(void)
 		c.timeout_return = T;
 		struct cpu_run r;
 		run_cpu_at(true, &c, pol[k], "open-loop", 4, ol, &r);
-		uint64_t kernel = 0, wakes = 0;
-		for (uint32_t i = 0; i < 4; i++) {
-			assert_sim_worker(&r, i, pol[k]);
-			kernel += r.cpu[i].kernel_ns;
-		}
-		wakes = r.wakes_polled;
+		uint64_t kernel = sim_kernel(&r, 4, pol[k]), wakes = r.wakes_polled;
 		uint64_t base = sim_costs_parks(&r.total) * c.park + sim_costs_notifies(&r.total) * c.notify;
 		ASSERT(kernel >= base);
 		uint64_t ret = kernel - base, woken = ret / W, timed = ret % W;
@@ -351,11 +358,7 @@ static void sim_io_poll(void)
 		c.io_poll = poll;
 		struct cpu_run r;
 		run_cpu_at(true, &c, "volt", "open-loop", 2, ol, &r);
-		uint64_t kernel = 0;
-		for (uint32_t i = 0; i < 2; i++) {
-			assert_sim_worker(&r, i, poll ? "volt io_poll=1" : "volt io_poll=0");
-			kernel += r.cpu[i].kernel_ns;
-		}
+		uint64_t kernel = sim_kernel(&r, 2, poll ? "volt io_poll=1" : "volt io_poll=0");
 		uint64_t base = sim_costs_parks(&r.total) * c.park + sim_costs_notifies(&r.total) * c.notify;
 		ASSERT(kernel >= base);
 		uint64_t ret = kernel - base, woken = ret / W, timed = ret % W;
@@ -424,11 +427,7 @@ static void sim_deep_notify(void)
 			c.halt_poll_shrink = 2;
 			struct cpu_run r;
 			run_cpu_at(true, &c, policies[k], "open-loop", 2, ol, &r);
-			uint64_t kernel = 0;
-			for (uint32_t i = 0; i < 2; i++) {
-				assert_sim_worker(&r, i, policies[k]);
-				kernel += r.cpu[i].kernel_ns;
-			}
+			uint64_t kernel = sim_kernel(&r, 2, policies[k]);
 			const struct worker_stats *t = &r.total;
 			if (t->notifies != t->unparks_notify || t->notifies < 500 / 4)
 				TEST_FAIL("%s: %llu notifies counted, %llu wakes by a notify",
@@ -472,11 +471,7 @@ static void sim_awake_notify(void)
 	c.park = P;
 	struct cpu_run r;
 	run_cpu_at(true, &c, "tokio", "open-loop", 2, ol, &r);
-	uint64_t kernel = 0;
-	for (uint32_t i = 0; i < 2; i++) {
-		assert_sim_worker(&r, i, "tokio, awake notifies");
-		kernel += r.cpu[i].kernel_ns;
-	}
+	uint64_t kernel = sim_kernel(&r, 2, "tokio, awake notifies");
 	const struct worker_stats *t = &r.total;
 	if (3 * t->awake_notifies < t->notifies || t->permit_parks == 0 ||
 	    t->permit_parks > t->parks)
