@@ -379,9 +379,9 @@ static bool fresh_take(struct sim_engine *s, const struct task *t)
  * exited costs about as much as a new one, and Go's 2-worker spawn-many
  * runs in 0.6 of its 1-worker time, so the cost is not the spawner's: it
  * is touching a g, its stack and its closure that no recently finished
- * task left warm, when the task first runs (docs/sim.md, "Costs of a real
- * runtime"). So the task is marked here and its first poll pays
- * spawn_fresh (sim_await_ready; counted in fresh_spawns on the poller).
+ * task left warm, when the task first runs (docs/runtime-costs.md). So the
+ * task is marked here and its first poll pays spawn_fresh (sim_await_ready;
+ * counted in fresh_spawns on the poller).
  * The live count is the charged steps' (spawned or injected, not
  * completed) plus this step's spawns so far; a step's completions come
  * after its spawns (a task spawns, then returns) and count at its charge

@@ -543,7 +543,7 @@ for eng in threads real; do
 done
 compress "$D/raw"
 run_to "$D" "$D/models-vs-real.md" scripts/reproduce.sh --table models-vs-real "$D/raw"
-# The sim's costs fitted to Tokio and Go (docs/sim.md, "Costs of a real runtime"): this
+# The sim's costs fitted to Tokio and Go (docs/runtime-costs.md): this
 # machine's calibration as the base, then each runtime's fit and its check at 2 workers on
 # sizes the fit was not made on.
 run "$D" "$H" --calibrate "$D/machine.costs"

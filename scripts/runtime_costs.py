@@ -302,7 +302,7 @@ class Fit:
 
     def write(self, path):
         lines = ["# Sim costs fitted from a real runtime's runs by scripts/runtime_costs.py",
-                 "# (docs/sim.md, \"Costs of a real runtime\").",
+                 "# (docs/runtime-costs.md).",
                  "# policy %s, runtime %s, made %s on %s" % (
                      self.model(), self.version, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                      os.uname().nodename),
@@ -401,7 +401,7 @@ def main():
         die("--trials 1..100, --fib-n 2..40, --spawn-n 1..10000000, --chain-n 2..10000000, "
             "--yield-tasks 1..100000, --yields 1..100000")
     # Go's spawn-many costs 1.5 times its fib per task at 1 worker, which spawn and poll
-    # cannot give (docs/sim.md, "Costs of a real runtime"); Tokio's costs what its fib
+    # cannot give (docs/runtime-costs.md); Tokio's costs what its fib
     # does, and its 2-worker fit lands better on the two shapes alone.
     if o.third is None:
         o.third = "spawn_fresh" if o.policy == "go" else "none"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 #
 # test_runtime_costs.sh - scripts/runtime_costs.py, the sim's costs fitted
-# from a real runtime's runs (docs/sim.md, "Costs of a real runtime").
+# from a real runtime's runs (docs/runtime-costs.md).
 #
 #   test_runtime_costs.sh HARNESS
 #
