@@ -89,6 +89,10 @@ struct engine {
 /* The threads engine: one pthread per worker, the TSC or CLOCK_MONOTONIC,
  * futex park. */
 struct engine *engine_threads_create(uint32_t nworkers);
+/* How many of the threads engine's workers are committed to sleep now:
+ * past their policy's last look, in (or entering) the futex wait. For a
+ * test's probe that waits for every worker to be asleep; any thread. */
+uint32_t engine_threads_sleeping(const struct engine *e);
 
 struct sim_costs;
 /* The simulation engine (engine_sim.c): virtual workers in virtual time,

@@ -571,6 +571,17 @@ static const struct engine_ops threads_ops = {
 	.destroy = te_destroy,
 };
 
+uint32_t engine_threads_sleeping(const struct engine *e)
+{
+	const struct threads_engine *te = (const struct threads_engine *)e;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < te->n; i++)
+		/* Relaxed: a count a test's probe polls until it holds; it
+		 * orders nothing (the run's own loads do that). */
+		n += atomic_load_explicit(&te->parkers[i].state, memory_order_relaxed) == P_PARKED;
+	return n;
+}
+
 struct engine *engine_threads_create(uint32_t nworkers)
 {
 	pthread_once(&clk_once, clk_calibrate);

@@ -176,7 +176,13 @@ static inline void start_when_all_asleep(struct runtime *rt, void *arg)
 {
 	struct sleepers_probe *p = arg;
 	struct timespec ms = { 0, 1000000 };
-	for (int i = 0; i < 10000 && p->asleep(rt) < rt->nworkers; i++)
+	ASSERT(!rt->engine->ops->one_thread);	/* engine_threads_sleeping's */
+	/* Asleep by the policy's count and by the engine's: a worker counted
+	 * parked may not have published itself to a notifier yet (central's
+	 * count comes before its bit), and one that is sleeping has (its
+	 * policy's last look is behind it). */
+	for (int i = 0; i < 10000 && (p->asleep(rt) < rt->nworkers ||
+				       engine_threads_sleeping(rt->engine) < rt->nworkers); i++)
 		nanosleep(&ms, NULL);
 	p->asleep_seen = p->asleep(rt);
 	rt->start_ns = rt_now(rt, NULL);
