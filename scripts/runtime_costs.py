@@ -42,9 +42,9 @@ The other costs (queues, steals, parks, wakes) are the base table's: the built-i
 keeps with the fitted ones replaced. Stage 2 matches the 2-worker runs it is fitted on
 by construction; `--check` runs what it was not fitted on, fib two sizes up and spawn-many a
 tenth the size at 2 workers, on the runtime and in the sim, and prints the sim's makespan
-over the runtime's. The runtime's 2-worker runs, the fit's and the check's, are taken
-interleaved, one trial of each in turn, so that the fit and its check see the same minutes
-of the machine. Bad input: one line on stderr, exit status 2, before any run.
+over the runtime's. The runtime's runs, the fit's at 1 and 2 workers and the check's, are
+taken interleaved, one trial of each in turn, so that the fit and its check see the same
+minutes of the machine. Bad input: one line on stderr, exit status 2, before any run.
 """
 import argparse
 import json
@@ -199,17 +199,19 @@ class Fit:
         self.version = "%s %s" % (d["config"]["peer"]["runtime"], d["config"]["peer"]["version"])
         return float(d["median"]["makespan_ns"])
 
-    def real_interleaved(self, specs, workers):
-        """The runtime's median makespans of several shapes, their trials interleaved:
-        one trial (after its warm-up) of each in turn, self.o.trials rounds, so that every
-        median spans the same minutes of the machine. On this 2-vCPU machine a runtime's
-        2-worker runs move twofold and more between minutes (the host's state: Tokio's
-        fib(25) at 2.7 times its 1-worker time where fib(27) minutes later ran at its
-        1-worker speed per task), and a fit made on one set of minutes and checked on
-        another measures the machine, not the fit."""
+    def real_interleaved(self, specs):
+        """The runtime's median makespans of several (workload, params, workers), their
+        trials interleaved: one trial (after its warm-up) of each in turn, self.o.trials
+        rounds, so that every median spans the same minutes of the machine. On this
+        2-vCPU machine a runtime's runs move twofold and more between minutes (the host's
+        state: Tokio's fib(25) at 2 workers in 2.7 times its 1-worker time where fib(27)
+        minutes later ran at its 1-worker speed per task; Go's fib(25) at 2 workers in
+        0.78 of its 1-worker time in one part-6 run and 0.6 in a run an hour later), and
+        stage 2 fits the 2-worker runs against the 1-worker ones stage 1 fitted: a fit
+        made on one set of minutes and checked on another measures the machine."""
         got = [[] for _ in specs]
         for _ in range(self.o.trials):
-            for i, (wl, params) in enumerate(specs):
+            for i, (wl, params, workers) in enumerate(specs):
                 got[i].append(self.real(wl, params, workers, trials=1))
         return [sorted(g)[len(g) // 2] for g in got]
 
@@ -246,8 +248,15 @@ class Fit:
     def run(self):
         base = None if self.o.base == "default" else self.o.base
         self.base = base
+        # The runtime's runs, all interleaved: stage 1's at 1 worker, stage 2's at 2
+        # and the check's (--check) at 2.
+        ones = [(wl, params, 1) for wl, params in self.shapes1]
+        twos = [(wl, params, 2) for wl, params in
+                self.shapes + (self.check_shapes() if self.o.check else [])]
+        got = self.real_interleaved(ones + twos)
+        self.targets, got = got[:len(ones)], got[len(ones):]
+        self.twos, self.check_real = got[:len(self.shapes)], got[len(self.shapes):]
         # Stage 1: its costs at 1 worker, on its shapes (two, three or four).
-        self.targets = [self.real(wl, params, 1) for wl, params in self.shapes1]
         _, table = self.sim(self.shapes1[0][0], self.shapes1[0][1], 1, base)
         x = [float(table.get(k, 0)) for k in self.stage1]
         _, x, y = self.stage1_fit(x)
@@ -258,11 +267,7 @@ class Fit:
         self.stage1_err = y
         self.ones = [(wl, t, self.sim(wl, params, 1, base, self.fit.items())[0])
                      for (wl, params), t in zip(self.shapes1, self.targets)]
-        # Stage 2: contended and lock_transfer at 2 workers, Newton's method on the sim,
-        # on the runtime's 2-worker runs taken interleaved with the check's (--check).
-        twos = self.real_interleaved(self.shapes + (self.check_shapes() if self.o.check
-                                                    else []), 2)
-        self.twos, self.check_real = twos[:len(self.shapes)], twos[len(self.shapes):]
+        # Stage 2: contended and lock_transfer at 2 workers, Newton's method on the sim.
         x = [float(table.get(k, 0)) for k in STAGE2]
 
         def f(x):
@@ -349,7 +354,7 @@ class Fit:
                 ("spawn-many", ["--param", "n=%d" % max(1, self.o.spawn_n // 10)])]
 
     def check(self, path):
-        """The check's shapes at 2 workers: the runtime's runs, taken with stage 2's
+        """The check's shapes at 2 workers: the runtime's runs, taken with the fit's
         (run), beside the sim's with the written file."""
         return [(wl + " " + params[1], real, self.sim(wl, params, 2, path)[0])
                 for (wl, params), real in zip(self.check_shapes(), self.check_real)]
