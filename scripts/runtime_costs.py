@@ -20,9 +20,12 @@ makespans in two stages, as `--calibrate` fits its own (docs/sim.md):
    pins poll, chained-spawn spawn (one task live at a time: each reuses a finished one's
    descriptor), spawn-many spawn_fresh (all live at once: none can), fib work.fib (the
    runtime's own work in a fib node beyond its spawn and polls: the Go peer allocates
-   its results and a WaitGroup). That is go's default; tokio's is `--third none
-   --no-fib-work`, spawn and poll on fib and spawn-many alone (Tokio's spawn-many costs
-   what its fib does per task, and its 2-worker fit lands better so). `--third
+   its results and a WaitGroup). That is go's default; tokio's is `--third none`, spawn,
+   poll and work.fib on spawn-many, yield-many and fib (Tokio's spawn-many costs what its
+   fib does per task: on those two alone spawn and poll are told apart only by fib's
+   half poll more per task, and two part-6 runs an hour apart split the same ~300 ns a
+   task as spawn 30 and poll 231, then spawn 229 and poll 23, which put the 2-worker
+   spawn-many's spawner at 0.3 and 2.3 ms; yield-many, polls alone, pins poll). `--third
    cold_start` fits cold_start in spawn_fresh's place, `--third none` neither (and no
    chained-spawn), `--no-fib-work` keeps the base table's work.fib (and no yield-many).
 2. `contended` and `lock_transfer`, the costs of a 2-worker run's shared lines (a
@@ -375,9 +378,9 @@ def main():
     ap.add_argument("--yields", type=int, default=1000)
     ap.add_argument("--fib-work", dest="fib_work", action="store_true", default=None,
                     help="fit work.fib too, with yield-many as another 1-worker shape "
-                         "(the default for go)")
+                         "(the default)")
     ap.add_argument("--no-fib-work", dest="fib_work", action="store_false",
-                    help="keep the base table's work.fib (the default for tokio)")
+                    help="keep the base table's work.fib, and no yield-many")
     ap.add_argument("--third", default=None,
                     help="stage 1's third cost, fitted with chained-spawn: %s (default: "
                          "spawn_fresh for go, none for tokio)" % ", ".join(THIRD))
@@ -406,12 +409,13 @@ def main():
         die("--trials 1..100, --fib-n 2..40, --spawn-n 1..10000000, --chain-n 2..10000000, "
             "--yield-tasks 1..100000, --yields 1..100000")
     # Go's spawn-many costs 1.5 times its fib per task at 1 worker, which spawn and poll
-    # cannot give (docs/runtime-costs.md); Tokio's costs what its fib
-    # does, and its 2-worker fit lands better on the two shapes alone.
+    # cannot give (docs/runtime-costs.md); Tokio's costs what its fib does. Both pin
+    # poll with yield-many (--fib-work), without which fib and spawn-many hardly tell
+    # spawn from poll.
     if o.third is None:
         o.third = "spawn_fresh" if o.policy == "go" else "none"
     if o.fib_work is None:
-        o.fib_work = o.policy == "go"
+        o.fib_work = True
     if o.third not in THIRD:
         die("--third %s: not a cost stage 1 fits (valid: %s)" % (o.third, ", ".join(THIRD)))
     if sets:
