@@ -68,12 +68,12 @@
  * its first poll, on the worker that polls it (no finished task left its
  * descriptor warm: Go's newproc1 takes a g from gfget's free lists and,
  * when they are empty, allocates one with malg, runtime/proc.go; the cost
- * is the g, stack and closure's lines when it first runs); a notify to a worker asleep
- * past its CPU's polling window pays `notify_deep` in place of `notify` (a
- * virtual machine's halted CPU, which the host polls for a window it
- * adapts, up to `halt_poll`, and then schedules out: the waker's interrupt
- * then waits for the host to wake it; core/haltpoll.h,
- * docs/sim.md). Off in the default table (all 0), so
+ * is the g's, its stack's and its closure's lines when it first runs); a
+ * notify to a worker asleep past its CPU's polling window pays
+ * `notify_deep` in place of `notify` (a virtual machine's halted CPU,
+ * which the host polls for a window it adapts, up to `halt_poll`, and then
+ * schedules out: the waker's interrupt then waits for the host to wake it;
+ * core/haltpoll.h, docs/sim.md). Off in the default table (all 0), so
  * that runs with the defaults are what they were before the model; a
  * calibration sets them. Kept apart from SIM_COSTS so that a result names
  * them only when the model is on.

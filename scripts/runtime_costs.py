@@ -194,10 +194,11 @@ class Fit:
                 best = (max(abs(v) for v in y), x, y)
         return best
 
-    def real(self, wl, params, workers, trials=None):
+    def real(self, wl, params, workers):
+        """One trial of the runtime, after its warm-up (real_interleaved)."""
         d = run_harness([self.o.harness, "--engine=real", "--policy=" + self.o.policy,
-                         "--workload=" + wl, "--workers", str(workers), "--trials",
-                         str(trials or self.o.trials), "--warmup", "1", "--no-baseline"] + params,
+                         "--workload=" + wl, "--workers", str(workers), "--trials", "1",
+                         "--warmup", "1", "--no-baseline"] + params,
                         "the real %s on %s" % (self.o.policy, wl))
         self.version = "%s %s" % (d["config"]["peer"]["runtime"], d["config"]["peer"]["version"])
         return float(d["median"]["makespan_ns"])
@@ -215,7 +216,7 @@ class Fit:
         got = [[] for _ in specs]
         for _ in range(self.o.trials):
             for i, (wl, params, workers) in enumerate(specs):
-                got[i].append(self.real(wl, params, workers, trials=1))
+                got[i].append(self.real(wl, params, workers))
         return [sorted(g)[len(g) // 2] for g in got]
 
     def knobs(self):
