@@ -82,6 +82,10 @@ int sim_costs_set(struct sim_costs *c, const char *name, uint64_t ns)
 		c->no_horizon = ns == 0;	/* a switch, as causal */
 		return 0;
 	}
+	if (strcmp(name, "task_list") == 0) {
+		c->task_list = ns != 0;	/* a switch, default off */
+		return 0;
+	}
 	size_t len = strlen(name);
 	if (len > 5 && len - 5 < SIM_WORK_NAME) {
 		if (strncmp(name, "work.", 5) == 0)
@@ -103,7 +107,7 @@ void sim_costs_names(char *buf, size_t len)
 	SIM_MODEL_COSTS(X)
 #undef X
 	if (off < len)
-		snprintf(buf + off, len - off, "%scausal, span, io_poll, horizon, work.WORKLOAD, poll.POLICY", off ? ", " : "");
+		snprintf(buf + off, len - off, "%scausal, span, io_poll, horizon, task_list, work.WORKLOAD, poll.POLICY", off ? ", " : "");
 }
 
 int sim_cost_parse(const char *text, uint64_t *out)
@@ -143,6 +147,9 @@ _Static_assert(SIM_COST_MAX_NS == 10000000ull, "sim_cost_range spells the bound 
 
 static int cost_index(const char *name)
 {
+	/* The switches a file may set too, after the costs (sim_costs_set). */
+	static const char *const switches[] = { "causal", "span", "io_poll", "horizon",
+						"task_list" };
 	int i = 0;
 #define X(n, def, help)                                                      \
 	if (strcmp(name, #n) == 0)                                           \
@@ -151,6 +158,9 @@ static int cost_index(const char *name)
 	SIM_COSTS(X)
 	SIM_MODEL_COSTS(X)
 #undef X
+	for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++)
+		if (strcmp(name, switches[k]) == 0)
+			return i + (int)k;
 	return -1;
 }
 
@@ -252,7 +262,8 @@ int sim_costs_load(struct sim_costs *c, const char *path, char *err, size_t len)
 	int lineno = 0, costs = 0;
 
 #define X(n, def, help) +1
-	_Static_assert(0 SIM_COSTS(X) SIM_MODEL_COSTS(X) <= 64, "seen[] too small");
+	_Static_assert(0 SIM_COSTS(X) SIM_MODEL_COSTS(X) + 5 <= 64,
+		       "seen[] too small (the costs and the switches)");
 #undef X
 	if (read_bounded(path, buf, &n, err, len))
 		return -1;

@@ -50,6 +50,9 @@ struct sim_worker {
 	/* ... and spawns, for the live tasks' high-water mark (fresh_spawn),
 	 * and its spawns in the step under way */
 	uint64_t last_spawns, step_spawns;
+	/* ... and spawns plus completions, the task list's takings
+	 * (list_lock) */
+	uint64_t last_listed;
 	/* The latest in-step time sim_now handed out (step_now): the clock
 	 * never falls below it, even where --explore shrinks a step. */
 	uint64_t seen;
@@ -68,6 +71,17 @@ struct sim_worker {
  * a seeded PRNG drawn when the event is set: the key (time << 64 | tie),
  * all ones for "no event".
  */
+/*
+ * A lock as a resource, for the model: when it is next free, the worker
+ * that took it last (index + 1; 0: no worker yet), the takings of that
+ * worker's step and its clock when that step ended (lock_remote).
+ */
+struct sim_lock {
+	uint64_t free_at;
+	uint32_t last, last_n;
+	uint64_t last_end;
+};
+
 /* A worker's read-modify-writes of the policy's shared word, for the
  * model (shared_word): off the step's own lines, which a plain run keeps
  * to one per worker. */
@@ -136,15 +150,14 @@ struct sim_engine {
 	struct rng rng;
 	uint64_t now;			/* the clock of the worker being stepped */
 	struct worker *cur;		/* the worker being stepped, or NULL */
-	uint64_t lock_free_at;		/* the global-queue lock, as a resource */
+	/* The global queue's lock, and with cost.task_list on the task
+	 * list's (list_lock), as resources. */
+	struct sim_lock glock, list;
 	/* With the model on: the global-queue lock's acquisition count when
-	 * last looked at (struct inject's `taken`) and the worker that took
-	 * it last (index + 1; 0: no worker yet). */
-	uint32_t lock_seen, lock_last;
-	/* ... the takings of that worker's step and its clock when it ended */
-	uint32_t lock_last_n;
-	uint64_t lock_last_end;
+	 * last looked at (struct inject's `taken`). */
+	uint32_t lock_seen;
 	bool lock_model;
+	bool list_model;		/* lock_model and cost.task_list */
 	/* With the model on: each worker's read-modify-writes of the
 	 * policy's shared word (shared_word), and all workers' so far. */
 	struct sim_rmw *rmw;
@@ -520,32 +533,34 @@ static bool sim_unpark(struct engine *e, uint32_t id)
 	return true;
 }
 
-/* Take the global-queue lock `n` times at the worker's clock: wait while
- * another holds it, then hold it for the modeled time. `xfer` (the model's
- * lock_transfer, or 0) comes first: the lock's lines on their way from the
- * worker that held it last, during which nobody else has it either. With
- * the model on (`model`), a hold that finds another worker's hold or
- * transfer under way starts `lock_wait` after it ends: the release reaching
- * this worker spinning on the lock's word, and its CAS, during which
- * nobody holds it (docs/sim.md). Only the first hold of a step can find
- * it held: the others follow the step's own. */
-static uint64_t lock_cost(struct sim_engine *s, uint32_t id, uint64_t clock, uint64_t n,
-			  uint64_t xfer, bool model)
+/* Take lock `lk` (the global queue's, or the task list's) `n` times at the
+ * worker's clock: wait while another holds it, then hold it for the
+ * modeled time (global_lock a taking: both are a mutex around a few
+ * pointer writes). `xfer` (the model's lock_transfer, or 0) comes first:
+ * the lock's lines on their way from the worker that held it last, during
+ * which nobody else has it either. With the model on (`model`), a hold
+ * that finds another worker's hold or transfer under way starts
+ * `lock_wait` after it ends: the release reaching this worker spinning on
+ * the lock's word, and its CAS, during which nobody holds it (docs/sim.md).
+ * Only the first hold of a step can find it held: the others follow the
+ * step's own. */
+static uint64_t lock_cost(struct sim_engine *s, struct sim_lock *lk, uint32_t id,
+			  uint64_t clock, uint64_t n, uint64_t xfer, bool model)
 {
 	uint64_t t = clock;
-	if (model && n && s->lock_free_at > clock) {
+	if (model && n && lk->free_at > clock) {
 		s->rt->workers[id].st.lock_waits++;
-		t = s->lock_free_at + s->costs.lock_wait;
-		s->lock_free_at = t;
+		t = lk->free_at + s->costs.lock_wait;
+		lk->free_at = t;
 	}
 	if (xfer) {
-		t = (t > s->lock_free_at ? t : s->lock_free_at) + xfer;
-		s->lock_free_at = t;
+		t = (t > lk->free_at ? t : lk->free_at) + xfer;
+		lk->free_at = t;
 	}
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t start = t > s->lock_free_at ? t : s->lock_free_at;
+		uint64_t start = t > lk->free_at ? t : lk->free_at;
 		t = start + s->costs.global_lock;
-		s->lock_free_at = t;
+		lk->free_at = t;
 	}
 	return t - clock;
 }
@@ -627,31 +642,66 @@ static uint64_t sim_horizon(struct engine *e, struct worker *w)
 }
 
 /*
- * The model's lock transfer (docs/sim.md): did worker id's step, from
- * `start` to `end`, take the global queue's lock (by any path: a batch, an
- * overflow, a push, a policy's own use of it as sched.lock), and did
- * another worker take it last? Then some of its takings followed another
- * worker's: one, the first, if that worker's step had ended before this
- * one began; if the two steps overlap in virtual time, which on a machine
- * means that their takings interleave, every taking of this step that can
- * follow one of the other's (at most one more than the other step had).
- * Each counts in remote_locks and pays lock_transfer. Takings outside any
- * step (the harness's injection) fall into the next step's count.
+ * The model's lock transfer (docs/sim.md): worker id's step, from `start`
+ * to `end`, took lock `lk` n times; did another worker take it last? Then
+ * some of its takings followed another worker's: one, the first, if that
+ * worker's step had ended before this one began; if the two steps overlap
+ * in virtual time, which on a machine means that their takings
+ * interleave, every taking of this step that can follow one of the
+ * other's (at most one more than the other step had). Each counts in
+ * remote_locks and pays lock_transfer, returned.
  */
+static uint64_t lock_remote(struct sim_engine *s, struct sim_lock *lk, uint32_t id, uint64_t n,
+			    uint64_t start, uint64_t end)
+{
+	if (n == 0)
+		return 0;
+	uint64_t remote = 0;
+	if (lk->last != 0 && lk->last != id + 1)
+		remote = lk->last_end <= start ? 1 : n < (uint64_t)lk->last_n + 1 ? n : lk->last_n + 1;
+	lk->last = id + 1;
+	lk->last_n = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	lk->last_end = end;
+	s->rt->workers[id].st.remote_locks += remote;
+	return remote * s->costs.lock_transfer;
+}
+
+/* The global queue's lock, taken by any path (a batch, an overflow, a
+ * push, a policy's own use of it as sched.lock): its takings since the
+ * last look (struct inject's `taken`). Takings outside any step (the
+ * harness's injection) fall into the next step's count. */
 static uint64_t lock_transfer(struct sim_engine *s, uint32_t id, uint64_t start, uint64_t end)
 {
 	uint32_t taken = s->rt->inject.taken, n = taken - s->lock_seen;
+	s->lock_seen = taken;
+	return lock_remote(s, &s->glock, id, n, start, end);
+}
+
+/*
+ * cost.task_list = 1: the runtime keeps every live task on one list under
+ * one mutex, taken at each spawn to link the task in and at each
+ * completion to unlink it, as Tokio did until its pull request 6001 (2023)
+ * sharded the list: tokio/src/runtime/task/list.rs, OwnedTasks::bind (from
+ * spawn, through the scheduler's bind_new_task) and OwnedTasks::remove
+ * (from the worker's release when a task completes). A taking after the other worker's moves the lock's
+ * line, the list head and, to unlink, the neighbours' pointers: on two
+ * workers spawning and completing tasks at once nearly every taking does,
+ * and the lock, held through the transfer, serialises them. The harness's
+ * own runtime keeps no such list (each worker frees to its own task
+ * pool), so the threads engine has none: a switch of the cost file for a
+ * real runtime's fit (scripts/runtime_costs.py), not a policy's
+ * mechanism. The takings are the step's spawns and completions by
+ * workers; spawns from outside the runtime take none in the sim.
+ */
+static uint64_t list_lock(struct sim_engine *s, struct sim_worker *sw, uint32_t id,
+			  const struct worker_stats *now, uint64_t start)
+{
+	uint64_t listed = now->spawns + now->completions, n = listed - sw->last_listed;
+	sw->last_listed = listed;
 	if (n == 0)
 		return 0;
-	uint32_t remote = 0;
-	if (s->lock_last != 0 && s->lock_last != id + 1)
-		remote = s->lock_last_end <= start ? 1 : n < s->lock_last_n + 1 ? n : s->lock_last_n + 1;
-	s->lock_seen = taken;
-	s->lock_last = id + 1;
-	s->lock_last_n = n;
-	s->lock_last_end = end;
-	s->rt->workers[id].st.remote_locks += remote;
-	return remote * s->costs.lock_transfer;
+	uint64_t xfer = lock_remote(s, &s->list, id, n, start, sw->clock);
+	return lock_cost(s, &s->list, id, start, n, xfer, true);
 }
 
 /*
@@ -744,7 +794,9 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 	bool lock_model = model && s->lock_model;
 	uint64_t xfer = lock_model ? lock_transfer(s, id, start, sw->clock) : 0;
 	if (locks || xfer)
-		sw->clock += lock_cost(s, id, start, locks, xfer, lock_model);
+		sw->clock += lock_cost(s, &s->glock, id, start, locks, xfer, lock_model);
+	if (lock_model && s->list_model)
+		sw->clock += list_lock(s, sw, id, now, start);
 	return progressed;
 }
 
@@ -1220,14 +1272,13 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	s->rt = rt;
 	s->now = 0;
 	s->cur = NULL;
-	s->lock_free_at = 0;
+	memset(&s->glock, 0, sizeof s->glock);
+	memset(&s->list, 0, sizeof s->list);
 	s->lock_seen = rt->inject.taken;
-	s->lock_last = 0;
-	s->lock_last_n = 0;
-	s->lock_last_end = 0;
 	s->rmw_total = 0;
 	memset(s->rmw, 0, s->n * sizeof *s->rmw);
 	s->lock_model = sim_costs_model_on(&s->costs);
+	s->list_model = s->lock_model && s->costs.task_list;
 	/* Two's complement when negative: the charges are taken modulo 2^64
 	 * (charge), and a poll's whole charge is never negative. */
 	s->costs.policy_poll = (uint64_t)sim_costs_policy_poll(&s->costs, rt->policy->name);
@@ -1238,8 +1289,10 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	rng_seed(&s->split_rng, rt->cfg.seed ^ s->seed, 0x73706c6974ull);
 	s->split = s->seed && rng_below(&s->split_rng, SPLIT_RUNS) == 0;
 	memset(s->w, 0, s->n * sizeof *s->w);
-	for (uint32_t i = 0; i < s->n; i++)
+	for (uint32_t i = 0; i < s->n; i++) {
 		s->rmw[i].seen = rt->workers[i].shared_rmws;
+		s->w[i].last_listed = rt->workers[i].st.spawns + rt->workers[i].st.completions;
+	}
 	rt->touch_on = s->costs.cold_start || s->costs.line_transfer || s->costs.contended;
 	rt->touch_cold_after = s->costs.cold_after;
 	for (uint32_t i = 0; i < s->n; i++) {

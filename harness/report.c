@@ -601,6 +601,10 @@ static json_t *config_json(const struct run_config *cfg, const struct run_result
 		 * it on keep their form. */
 		if (cfg->costs->no_horizon)
 			rc |= put(o, "sim_horizon", json_false());
+		/* Only when on (a real runtime's cost file): other results
+		 * keep their form. */
+		if (cfg->costs->task_list)
+			rc |= put(o, "sim_task_list", json_true());
 		/* The cache and migration model and the workload's work, only
 		 * when on: results with the model off keep their form. */
 		if (sim_costs_model_on(cfg->costs)) {

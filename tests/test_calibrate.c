@@ -180,6 +180,32 @@ static void unknown_cost_rejected(void)
 	unlink(path);
 }
 
+/* A cost file may set the switches too (a real runtime's fit writes
+ * task_list = 1), each once. */
+static void switches_load(void)
+{
+	char path[128], err[1024] = "";
+	path_in_dir(path, sizeof path, "switches");
+	FILE *f = fopen(path, "w");
+	ASSERT(f != NULL);
+	fputs("poll = 5\ntask_list = 1\nio_poll = 1\nhorizon = 0\nspan = 0\ncausal = 0\n", f);
+	fclose(f);
+	struct sim_costs c;
+	sim_costs_default(&c);
+	ASSERT(!c.task_list && !c.io_poll && !c.no_horizon && !c.no_span && !c.acausal);
+	if (sim_costs_load(&c, path, err, sizeof err) != 0)
+		TEST_FAIL("%s", err);
+	ASSERT(c.task_list && c.io_poll && c.no_horizon && c.no_span && c.acausal);
+	ASSERT_U64_EQ(c.poll, 5);
+	f = fopen(path, "w");
+	ASSERT(f != NULL);
+	fputs("task_list = 1\ntask_list = 0\n", f);
+	fclose(f);
+	ASSERT(sim_costs_load(&c, path, err, sizeof err) != 0);
+	ASSERT(strstr(err, ":2:") != NULL && strstr(err, "given twice") != NULL);
+	unlink(path);
+}
+
 /*
  * Small sizes of four workloads: each one's work is the median 1-worker
  * threads run less the 1-worker sim without work, so the sim with that
@@ -483,6 +509,7 @@ int main(void)
 	RUN(file_loads_back);
 	RUN(unwritable_place_and_abort);
 	RUN(unknown_cost_rejected);
+	RUN(switches_load);
 	RUN(work_reproduces_the_run);
 	RUN(fitted_figures_reproduce_their_runs);
 	ASSERT_EQ(rmdir(dir), 0);

@@ -35,7 +35,10 @@
  *     pays line_transfer and contended as often as the model expects it to follow
  *     another worker's (the book: the same expectation, replayed from the
  *     polls), never on 1 worker; and tokio's own writes (its idle state at
- *     each notify check) are the ones it counts.
+ *     each notify check) are the ones it counts;
+ *   - with cost.task_list on, every spawn and completion takes the task
+ *     list's lock, and those after another worker's are remote by the
+ *     global queue's rule (the book: remote_book over the polls).
  */
 #include <math.h>
 #include <stddef.h>
@@ -807,6 +810,80 @@ static void fresh_spawn_pays_once(void)
 		fresh_seen, reused_seen);
 }
 
+/*
+ * cost.task_list: every spawn and every completion on a worker takes the
+ * task list's lock (engine_sim.c, list_lock). With the lock's hold and
+ * transfer at 0 it moves no clock, so a run with the list makes the polls
+ * of a run without it in the same order, and its remote takings beyond
+ * that run's are the book's (remote_book: under fan-out a poll's takings
+ * are its spawns and its completion, 1 + its spawns, as central-queue's
+ * global-queue takings are). On 1 worker none is remote, and at 5 us a
+ * transfer the list's remote takings move the run as the global queue's
+ * do (charged_in_place).
+ */
+static void task_list_takings(void)
+{
+	static const char *const policies[] = { "volt", "tokio-1.28", "go" };
+	struct sim_costs off, on;
+	lock_costs(&off, 0);
+	/* The model on, and nothing charged: a poll figure for a policy
+	 * that is not run. */
+	ASSERT_EQ(sim_costs_set(&off, "poll.central-queue", 1), 0);
+	on = off;
+	on.task_list = true;
+	uint64_t remote_seen = 0, local_seen = 0;
+	for (size_t p = 0; p < sizeof policies / sizeof policies[0]; p++) {
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			static struct mt m;
+			m = (struct mt){ .k = 16, .compute_ns = 20000, .grand = 2 };
+			struct model_out a, b;
+			mt_run(policies[p], 2, seed, &off, &m, &a);
+			uint32_t order[2 * MAXK + 2], order_b[2 * MAXK + 2];
+			poll_order(&m, order);
+			mt_run(policies[p], 2, seed, &on, &m, &b);
+			poll_order(&m, order_b);
+			ASSERT(memcmp(order, order_b, sizeof order) == 0);
+			ASSERT_EQ(m.npolls, 1 + m.k + m.k * m.grand);
+			uint32_t local, remote = lock_book(&m, &local);
+			ASSERT_U64_EQ(b.tot.remote_locks - a.tot.remote_locks, remote);
+			/* The takings: every worker spawn and completion. */
+			ASSERT_U64_EQ(remote + local, b.tot.spawns + b.tot.completions);
+			remote_seen += remote;
+			local_seen += local;
+		}
+		static struct mt one = { .k = 16, .compute_ns = 20000, .grand = 2 };
+		struct model_out a, b;
+		mt_run(policies[p], 1, 1, &off, &one, &a);
+		mt_run(policies[p], 1, 1, &on, &one, &b);
+		ASSERT_U64_EQ(b.tot.remote_locks, a.tot.remote_locks);
+	}
+	ASSERT(remote_seen > 0 && local_seen > 0);
+	fprintf(stderr, "    %" PRIu64 " remote and %" PRIu64 " local task list takings\n",
+		remote_seen, local_seen);
+	/* On 1 worker each taking holds the lock global_lock ns, and no
+	 * transfer: the run is longer by exactly the holds, all but the last
+	 * completion's, which follows the rt_finish that ends the run. */
+	struct sim_costs hold_off = off, hold_on = on;
+	hold_off.global_lock = hold_on.global_lock = 100;
+	hold_off.lock_transfer = hold_on.lock_transfer = 5000;
+	static struct mt h = { .k = 16, .compute_ns = 20000, .grand = 2 };
+	struct model_out a, b;
+	mt_run("volt", 1, 1, &hold_off, &h, &a);
+	mt_run("volt", 1, 1, &hold_on, &h, &b);
+	ASSERT_U64_EQ(b.tot.remote_locks, 0);
+	ASSERT_U64_EQ(b.makespan, a.makespan + 100 * (b.tot.spawns + b.tot.completions - 1));
+	/* On 2 workers the remote ones pay the transfer: volt takes the
+	 * global queue's lock only for the root's injection, after nobody's,
+	 * so every remote taking is the list's, and at 5 us each (the
+	 * children outlast the transfers) the run is longer by the slower
+	 * worker's share at least. */
+	mt_run("volt", 2, 1, &hold_off, &h, &a);
+	ASSERT_U64_EQ(a.tot.remote_locks, 0);
+	mt_run("volt", 2, 1, &hold_on, &h, &b);
+	ASSERT(b.tot.remote_locks > 0);
+	ASSERT(b.makespan >= a.makespan + 5000 * (b.tot.remote_locks / 2));
+}
+
 int main(void)
 {
 	RUN(stolen_pays_cold_start);
@@ -817,5 +894,6 @@ int main(void)
 	RUN(contended_pays_migrations);
 	RUN(shared_word_pays_transfer);
 	RUN(fresh_spawn_pays_once);
+	RUN(task_list_takings);
 	return 0;
 }
