@@ -8,9 +8,12 @@
 # A fake peer (HARNESS_PEERS) reports, for fib and spawn-many at 1 and 2
 # workers and chained-spawn and yield-many at 1, the makespans the sim itself
 # gives at known costs (spawn 300, poll 50, spawn_fresh 400, work.fib 40,
-# contended 500, lock_transfer 300, and the base table's cold_start 2000): the
+# contended 500, lock_transfer 300, and the base table's cold_start 2000), with
+# Tokio's task list (cost.task_list=1, the tokio-1.28 fit's default): the
 # fit must recover stage 1's four costs exactly (one worker: the sim is linear
-# in them) and land stage 2 on the 2-worker makespans, and the file it writes
+# in them) and land stage 2 on the 2-worker makespans (from the base's point
+# Newton's method stalls at 2.5% on fib here; the grid's start lands it), and
+# the file it writes
 # (the base's unfitted costs kept) must give the sim those makespans again.
 # Bad input is refused with one line before any run.
 set -u
@@ -27,7 +30,7 @@ mkdir -p peers
 
 truth=(--set cost.spawn=300 --set cost.poll=50 --set cost.spawn_fresh=400 --set cost.work.fib=40
 	--set cost.contended=500 --set cost.lock_transfer=300 --set cost.cold_start=2000
-	--set cost.cold_after=10000000)
+	--set cost.cold_after=10000000 --set cost.task_list=1)
 # The base table's costs that the fit does not fit (here cold_start, paid by
 # migrated tasks only: none ages in a run) are the runtime's too: the fit
 # runs with them, and the file keeps them.
@@ -83,6 +86,8 @@ grep -qx "spawn = 300" fitted.costs && grep -qx "poll = 50" fitted.costs &&
 	grep -qx "spawn_fresh = 400" fitted.costs && grep -qx "work.fib = 40" fitted.costs ||
 	fail "stage 1 did not recover spawn 300, poll 50, spawn_fresh 400 and work.fib 40: $(grep -E '^(spawn|poll|spawn_fresh|work.fib) =' fitted.costs)"
 pass "stage 1 recovers the runtime's spawn, poll, spawn_fresh and work.fib from its 1-worker runs"
+grep -qx "task_list = 1" fitted.costs || fail "the tokio-1.28 fit's file has no task_list = 1"
+pass "the tokio-1.28 fit runs the sim with the task list, and its file says so"
 # Stage 2's two costs need not be the true ones (two may give the same two
 # makespans), but the written file must give the sim the 2-worker makespans
 # again, within the fit's 1%, and the check's sizes within 5%.
@@ -117,7 +122,7 @@ for version, sets, want in (("go1.19.8", [], "go[idle_precheck=1]"), ("go1.21.0"
                             ("go1.19.8", [("idle_precheck", "0")], "go[idle_precheck=0]")):
     o = types.SimpleNamespace(policy="go", model_set=sets, harness=sys.argv[2])
     f = rc.Fit.__new__(rc.Fit)
-    f.o, f.version = o, "go " + version
+    f.o, f.version, f.switches = o, "go " + version, ()
     assert f.model() == want, (version, f.model())
     seen.clear()
     f.sim("fib", ["--param", "n=5"], 2)
@@ -145,7 +150,8 @@ def fake(args, what):
             "config": {"peer": {"runtime": "tokio", "version": "9.9"}}}
 rc.run_harness = fake
 o = types.SimpleNamespace(policy="tokio-1.28", model_set=[], harness="h", trials=3, fib_n=12,
-                          spawn_n=2000, chain_n=500, third="none", fib_work=False, check=True)
+                          spawn_n=2000, chain_n=500, third="none", fib_work=False, check=True,
+                          task_list=True)
 f = rc.Fit(o)
 f.sim = lambda wl, params, workers, costs=None, sets=(): (1e6, {"spawn": 10, "poll": 20})
 f.stage1_fit = lambda x: (0, x, [0.0] * len(x))
