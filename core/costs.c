@@ -86,6 +86,10 @@ int sim_costs_set(struct sim_costs *c, const char *name, uint64_t ns)
 		c->task_list = ns != 0;	/* a switch, default off */
 		return 0;
 	}
+	if (strcmp(name, "sema_table") == 0) {
+		c->sema_table = ns != 0;	/* a switch, default off */
+		return 0;
+	}
 	size_t len = strlen(name);
 	if (len > 5 && len - 5 < SIM_WORK_NAME) {
 		if (strncmp(name, "work.", 5) == 0)
@@ -107,7 +111,7 @@ void sim_costs_names(char *buf, size_t len)
 	SIM_MODEL_COSTS(X)
 #undef X
 	if (off < len)
-		snprintf(buf + off, len - off, "%scausal, span, io_poll, horizon, task_list, work.WORKLOAD, poll.POLICY", off ? ", " : "");
+		snprintf(buf + off, len - off, "%scausal, span, io_poll, horizon, task_list, sema_table, work.WORKLOAD, poll.POLICY", off ? ", " : "");
 }
 
 int sim_cost_parse(const char *text, uint64_t *out)
@@ -149,7 +153,7 @@ static int cost_index(const char *name)
 {
 	/* The switches a file may set too, after the costs (sim_costs_set). */
 	static const char *const switches[] = { "causal", "span", "io_poll", "horizon",
-						"task_list" };
+						"task_list", "sema_table" };
 	int i = 0;
 #define X(n, def, help)                                                      \
 	if (strcmp(name, #n) == 0)                                           \
@@ -262,7 +266,7 @@ int sim_costs_load(struct sim_costs *c, const char *path, char *err, size_t len)
 	int lineno = 0, costs = 0;
 
 #define X(n, def, help) +1
-	_Static_assert(0 SIM_COSTS(X) SIM_MODEL_COSTS(X) + 5 <= 64,
+	_Static_assert(0 SIM_COSTS(X) SIM_MODEL_COSTS(X) + 6 <= 64,
 		       "seen[] too small (the costs and the switches)");
 #undef X
 	if (read_bounded(path, buf, &n, err, len))

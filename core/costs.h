@@ -172,6 +172,14 @@ struct sim_costs {
 	 * (scripts/runtime_costs.py; docs/runtime-costs.md).
 	 */
 	bool task_list;
+	/*
+	 * `sema_table = 1` (default 0): a join's wait and the arrival that
+	 * ends it take a root of Go's semaphore table, as sync.WaitGroup's
+	 * do (runtime/sema.go; core/worker.c, sema_take): with the model on,
+	 * a taking after another worker's pays lock_transfer. A switch of a
+	 * real runtime's cost file, as task_list.
+	 */
+	bool sema_table;
 	uint32_t npolicy;
 	struct sim_named_cost policies[SIM_WORK_MAX];
 };

@@ -330,7 +330,8 @@ static inline uint64_t model_cost(const struct sim_costs *c, const struct worker
 	       sim_costs_line_transfers(st) * c->line_transfer +
 	       sim_costs_work_units(c, st) * c->work + st->polls * c->policy_poll +
 	       sim_costs_contended(st) * c->contended + st->fresh_spawns * c->spawn_fresh +
-	       st->deep_notifies * sim_costs_notify_deep_extra(c);
+	       st->deep_notifies * sim_costs_notify_deep_extra(c) +
+	       st->remote_semas * c->lock_transfer;
 }
 
 /* The fresh set's slot for t: where it is, or the empty one where it
@@ -1293,7 +1294,12 @@ static int sim_run(struct engine *e, struct runtime *rt,
 		s->rmw[i].seen = rt->workers[i].shared_rmws;
 		s->w[i].last_listed = rt->workers[i].st.spawns + rt->workers[i].st.completions;
 	}
-	rt->touch_on = s->costs.cold_start || s->costs.line_transfer || s->costs.contended;
+	/* Go's semaphore table (worker.c, sema_take) rides on the touched
+	 * poll: with the model on only, as every charge of it. */
+	rt->sema_on = s->lock_model && s->costs.sema_table;
+	memset(rt->sema_last, 0, sizeof rt->sema_last);
+	rt->touch_on = s->costs.cold_start || s->costs.line_transfer || s->costs.contended ||
+		       rt->sema_on;
 	rt->touch_cold_after = s->costs.cold_after;
 	for (uint32_t i = 0; i < s->n; i++) {
 		s->w[i].sched_local = rt->policy->schedule_local;	/* as rt_create set it */

@@ -38,6 +38,10 @@
 struct policy;
 struct span_graph;
 
+/* Go's semaphore table: semTabSize roots (runtime/sema.go), each a lock
+ * and a treap of waiters, a sleeper's root chosen by its address. */
+#define RT_SEMA_ROOTS 251
+
 /* Why a task is handed to schedule_local (policies/policy.h). */
 enum sched_kind {
 	SCHED_SPAWN,	/* a new task */
@@ -248,6 +252,11 @@ struct runtime {
 	 * engine before the run when its costs turn it on. */
 	bool touch_on;
 	uint64_t touch_cold_after;	/* ns after which an untouched task is cold */
+	/* ... and with cost.sema_table, Go's semaphore table: each root's last
+	 * taker (worker index + 1, 0: none yet), set up by the sim engine
+	 * (worker.c, sema_take). */
+	bool sema_on;
+	uint16_t sema_last[RT_SEMA_ROOTS];
 	char violation[256];		/* sim --explore: the broken invariant, if any */
 	/* The sim's span of the run's task graph (core/span.h): the graph,
 	 * set by the sim engine for the run (NULL otherwise), and T_inf once

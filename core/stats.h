@@ -53,6 +53,8 @@
 	X(remote_joins, "join arrivals on a parent another worker touched last (line_transfer)") \
 	X(remote_locks, "takings of the global queue's lock, or of the task list's (cost.task_list), after another worker's (lock_transfer)") \
 	X(lock_waits, "holds of the global queue's or the task list's lock that waited for another worker's hold or transfer (lock_wait)") \
+	X(sema_takings, "takings of a root of Go's semaphore table, at a join's wait and at the arrival that ends it (cost.sema_table)") \
+	X(remote_semas, "takings of a semaphore root after another worker's (lock_transfer)") \
 	X(remote_rmws, "read-modify-writes of the policy's shared word expected to follow another worker's (line_transfer, contended)") \
 	X(fresh_spawns, "first polls of tasks spawned past the run's high-water mark of tasks spawned or injected and not completed, on the worker that polled them (spawn_fresh)") \
 	X(deep_notifies, "unparks of a worker whose CPU the host had scheduled out (notify_deep)") \

@@ -167,12 +167,36 @@ enum step worker_step(struct worker *w, uint64_t *park_timeout_ns)
 }
 
 /*
+ * cost.sema_table: a join's wait and wake take a root of Go's semaphore
+ * table, as sync.WaitGroup's Wait, when it must sleep, and the Done that
+ * wakes it do (runtime/sema.go: semacquire1 and semrelease1 lock
+ * semtable[(addr >> 3) % semTabSize]'s root, queue or dequeue the sleeper
+ * in its treap). The root is the waiting task's, by its address; a taking
+ * after another worker's counts in remote_semas, which the engine charges
+ * lock_transfer (the root's lock and lines, and its waiters', last written
+ * on the other CPU). Nothing serialises on the roots: 251 of them.
+ */
+static void sema_take(struct worker *w, const struct task *t)
+{
+	struct runtime *rt = w->rt;
+	uint16_t *last = &rt->sema_last[((uintptr_t)t >> 3) % RT_SEMA_ROOTS];
+	uint16_t me = (uint16_t)(w->index + 1);
+	w->st.sema_takings++;
+	if (*last && *last != me)
+		w->st.remote_semas++;
+	*last = me;
+}
+
+/*
  * One poll with the sim's cache and migration model on (core/touch.h):
  * count a cold start if another worker touched the task last or nobody
  * did for touch_cold_after ns, and a remote join if the task completed
  * (its completion is an arrival at task.cont's join) on a parent another
- * worker touched last; stamp both as touched here. The engine charges the
- * counters. Out of line: only the sim with the model on comes here.
+ * worker touched last; stamp both as touched here. With the semaphore
+ * table (sema_take): a poll that leaves the task waiting for arrivals,
+ * and an arrival that ends a parent's wait, take its root. The engine
+ * charges the counters. Out of line: only the sim with the model on comes
+ * here.
  */
 static __attribute__((noinline)) void run_task_touched(struct worker *w, struct task *t)
 {
@@ -188,6 +212,11 @@ static __attribute__((noinline)) void run_task_touched(struct worker *w, struct 
 	 * may come with it) restamps it. */
 	struct task *parent = t->cont;
 	uint32_t pword = parent ? parent->touch : 0;
+	/* The parent's state before this poll: one arrival left to await,
+	 * and not queued, is a wait this poll's arrival ends. (One thread
+	 * runs the sim: nothing else moves it meanwhile.) */
+	uint32_t pstate = parent && rt->sema_on ?
+				  atomic_load_explicit(&parent->state, memory_order_relaxed) : 0;
 	uint64_t done = w->st.completions;
 	if (__builtin_expect(w->tracing, 0)) {
 		worker_run_task(w, t);	/* counts it itself */
@@ -200,6 +229,15 @@ static __attribute__((noinline)) void run_task_touched(struct worker *w, struct 
 		if (touch_who(pword) && touch_who(pword) != me)
 			w->st.remote_joins++;
 		parent->touch = touch_word(w->index, rt_now(rt, w));
+		if (rt->sema_on && task_joins(pstate) == 1 && !(pstate & TASK_SCHEDULED))
+			sema_take(w, parent);	/* the Done that wakes it */
+	} else if (rt->sema_on && w->st.completions == done) {
+		/* Not complete, so not freed: waiting for arrivals still to
+		 * come (none came during the poll: its children are later
+		 * steps), it sleeps in the table. */
+		uint32_t st = atomic_load_explicit(&t->state, memory_order_relaxed);
+		if (task_joins(st) > 0 && !(st & TASK_SCHEDULED))
+			sema_take(w, t);
 	}
 }
 

@@ -404,8 +404,8 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 	fprintf(f, "sim model: work %.3f ms (%" PRIu64 " %s x %" PRIu64 " ns), cold starts "
 		   "%.3f ms (%" PRIu64 " migrated + %" PRIu64 " aged x %" PRIu64 " ns), line "
 		   "transfers %.3f ms (%" PRIu64 " remote joins + %" PRIu64 " remote shared-word "
-		   "RMWs x %" PRIu64 " ns), lock transfers %.3f ms (%" PRIu64 " remote locks x %"
-		   PRIu64 " ns), lock handoffs %.3f ms (%" PRIu64 " waits x %" PRIu64 " ns), "
+		   "RMWs x %" PRIu64 " ns), lock transfers %.3f ms (%" PRIu64 " remote locks + %" PRIu64
+		   " remote semaphore roots x %" PRIu64 " ns), lock handoffs %.3f ms (%" PRIu64 " waits x %" PRIu64 " ns), "
 		   "contention %.3f ms (%" PRIu64 " migrated + remote joins + remote RMWs x %" PRIu64
 		   " ns), fresh spawns %.3f ms (%" PRIu64 " x %" PRIu64 " ns), deep notifies %.3f ms "
 		   "(%" PRIu64 " x %" PRIu64 " ns beyond notify), over all trials and workers\n",
@@ -413,8 +413,9 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		c->work, (double)(sim_costs_cold_starts(s) * c->cold_start) / 1e6,
 		s->cold_migrated, s->cold_aged, c->cold_start,
 		(double)(sim_costs_line_transfers(s) * c->line_transfer) / 1e6, s->remote_joins,
-		s->remote_rmws, c->line_transfer, (double)(s->remote_locks * c->lock_transfer) / 1e6,
-		s->remote_locks, c->lock_transfer, (double)(s->lock_waits * c->lock_wait) / 1e6,
+		s->remote_rmws, c->line_transfer,
+		(double)((s->remote_locks + s->remote_semas) * c->lock_transfer) / 1e6,
+		s->remote_locks, s->remote_semas, c->lock_transfer, (double)(s->lock_waits * c->lock_wait) / 1e6,
 		s->lock_waits, c->lock_wait,
 		(double)(sim_costs_contended(s) * c->contended) / 1e6, sim_costs_contended(s),
 		c->contended, (double)(s->fresh_spawns * c->spawn_fresh) / 1e6, s->fresh_spawns,
@@ -605,6 +606,8 @@ static json_t *config_json(const struct run_config *cfg, const struct run_result
 		 * keep their form. */
 		if (cfg->costs->task_list)
 			rc |= put(o, "sim_task_list", json_true());
+		if (cfg->costs->sema_table)
+			rc |= put(o, "sim_sema_table", json_true());
 		/* The cache and migration model and the workload's work, only
 		 * when on: results with the model off keep their form. */
 		if (sim_costs_model_on(cfg->costs)) {
@@ -686,7 +689,7 @@ static json_t *sim_model_json(const struct run_config *cfg, const struct worker_
 #undef X
 	rc |= put(ns, "cold_start", jint(sim_costs_cold_starts(s) * c->cold_start));
 	rc |= put(ns, "line_transfer", jint(sim_costs_line_transfers(s) * c->line_transfer));
-	rc |= put(ns, "lock_transfer", jint(s->remote_locks * c->lock_transfer));
+	rc |= put(ns, "lock_transfer", jint((s->remote_locks + s->remote_semas) * c->lock_transfer));
 	rc |= put(ns, "lock_wait", jint(s->lock_waits * c->lock_wait));
 	rc |= put(ns, "contended", jint(sim_costs_contended(s) * c->contended));
 	rc |= put(ns, "spawn_fresh", jint(s->fresh_spawns * c->spawn_fresh));

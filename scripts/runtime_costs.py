@@ -36,7 +36,9 @@ makespans in two stages, as `--calibrate` fits its own (docs/sim.md):
 
 tokio-1.28's sim runs with the task list (`cost.task_list = 1`, `--no-task-list` to leave
 it out): Tokio 1.24 takes one list's lock at every spawn and completion (OwnedTasks,
-tokio/src/runtime/task/list.rs), and the written file says so.
+tokio/src/runtime/task/list.rs). go's runs with the semaphore table (`cost.sema_table = 1`,
+`--no-sema-table`): a sync.WaitGroup's Wait sleeps and its last Done wakes the waiter in one
+of 251 roots, each a lock (runtime/sema.go). The written file says so.
 
 The sim runs the model of the version measured: go against a Go before 1.21 as
 go[idle_precheck=1] (proc.go's wakep returned at once when no P was idle until 1.21; the go
@@ -163,8 +165,10 @@ class Fit:
         # that cannot (spawn-many's, all live at once).
         # Switches of the cost model for every sim run and the written file: Tokio
         # 1.24 keeps its live tasks on one locked list (OwnedTasks, task/list.rs), taken
-        # at every spawn and completion (--task-list).
-        self.switches = (("task_list", 1),) if opts.task_list else ()
+        # at every spawn and completion (--task-list); Go's WaitGroup sleeps and wakes
+        # in the runtime's semaphore table (runtime/sema.go; --sema-table).
+        self.switches = tuple((k, 1) for k, on in (("task_list", opts.task_list),
+                                                   ("sema_table", opts.sema_table)) if on)
         self.stage1 = STAGE1 + ((opts.third,) if opts.third != "none" else ())
         self.shapes1 = list(self.shapes)
         if opts.third != "none":
@@ -359,9 +363,12 @@ class Fit:
                     # ran with it (a base's cold_start or spawn_fresh, say).
                     if name not in self.fit and name not in dict(self.switches):
                         lines.append(line.rstrip("\n"))
-        if self.switches:
+        if self.o.task_list:
             lines.append("# the runtime's task list: every spawn and completion takes its "
                          "lock (docs/runtime-costs.md, \"Tokio's task list\")")
+        if self.o.sema_table:
+            lines.append("# the runtime's semaphore table: a join's sleep and its wake take a "
+                         "root (docs/runtime-costs.md, \"Go's semaphore table\")")
         lines += ["%s = %d" % kv for kv in tuple(self.switches) + tuple(self.fit.items())]
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
@@ -420,6 +427,12 @@ def main():
                          "OwnedTasks)")
     ap.add_argument("--no-task-list", dest="task_list", action="store_false",
                     help="no task list lock (the default for tokio and go)")
+    ap.add_argument("--sema-table", dest="sema_table", action="store_true", default=None,
+                    help="a join's sleep and its wake take a root of the runtime's "
+                         "semaphore table (cost.sema_table=1; the default for go: Go's "
+                         "sync.WaitGroup)")
+    ap.add_argument("--no-sema-table", dest="sema_table", action="store_false",
+                    help="no semaphore table (the default for tokio and tokio-1.28)")
     ap.add_argument("--check", action="store_true",
                     help="then compare sim and runtime on sizes the fit was not made on")
     o = ap.parse_args()
@@ -455,6 +468,10 @@ def main():
     # tokio model's current Tokio shards it, Go keeps none per goroutine.
     if o.task_list is None:
         o.task_list = o.policy == "tokio-1.28"
+    # Go's peer joins with sync.WaitGroup, whose Wait sleeps and whose last Done wakes in
+    # the runtime's semaphore table (runtime/sema.go: 251 roots, each a lock).
+    if o.sema_table is None:
+        o.sema_table = o.policy == "go"
     if o.third not in THIRD:
         die("--third %s: not a cost stage 1 fits (valid: %s)" % (o.third, ", ".join(THIRD)))
     if sets:

@@ -88,8 +88,10 @@ static void run_place(struct runtime *rt, void *arg)
 	wl->place(rt->user, rt);
 }
 
-/* Set by a test to run whole workloads on the simulation engine. */
+/* Set by a test to run whole workloads on the simulation engine, and the
+ * sim's costs (NULL: the default table). */
 static bool run_util_use_sim;
+static const struct sim_costs *run_util_costs;
 
 /* Optional hook: called with the runtime after the run, before teardown. */
 typedef void (*run_inspect_fn)(struct runtime *rt, void *arg);
@@ -113,7 +115,7 @@ static inline void run_workload_inspect(const char *policy, const char *workload
 	char err[256];
 	if (p->check)
 		ASSERT_EQ(p->check(&cfg, kv, err, sizeof err), 0);
-	struct engine *e = run_util_use_sim ? engine_sim_create(workers, NULL, 0)
+	struct engine *e = run_util_use_sim ? engine_sim_create(workers, run_util_costs, 0)
 					    : engine_threads_create(workers);
 	ASSERT(e);
 	struct runtime *rt;

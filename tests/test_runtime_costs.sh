@@ -151,7 +151,7 @@ def fake(args, what):
 rc.run_harness = fake
 o = types.SimpleNamespace(policy="tokio-1.28", model_set=[], harness="h", trials=3, fib_n=12,
                           spawn_n=2000, chain_n=500, third="none", fib_work=False, check=True,
-                          task_list=True)
+                          task_list=True, sema_table=False)
 f = rc.Fit(o)
 f.sim = lambda wl, params, workers, costs=None, sets=(): (1e6, {"spawn": 10, "poll": 20})
 f.stage1_fit = lambda x: (0, x, [0.0] * len(x))

@@ -38,7 +38,9 @@
  *     each notify check) are the ones it counts;
  *   - with cost.task_list on, every spawn and completion takes the task
  *     list's lock, and those after another worker's are remote by the
- *     global queue's rule (the book: remote_book over the polls).
+ *     global queue's rule (the book: remote_book over the polls);
+ *   - with cost.sema_table on, every join's sleep and the arrival that
+ *     ends it take a root of Go's semaphore table (fib: two a node).
  */
 #include <math.h>
 #include <stddef.h>
@@ -884,6 +886,51 @@ static void task_list_takings(void)
 	ASSERT(b.makespan >= a.makespan + 5000 * (b.tot.remote_locks / 2));
 }
 
+/*
+ * cost.sema_table: under fork-join every internal node of fib sleeps on
+ * its join (its children are later steps) and its last child's arrival
+ * wakes it, each a taking of a root of Go's semaphore table (worker.c,
+ * sema_take): 2 (F(n+1) - 1) takings on fib(n), on 1 worker and on 2,
+ * under every policy; none remote on 1 worker, some on 2, and none taken
+ * with the switch off. The workload verifies its answer.
+ */
+static void sema_table_takings(void)
+{
+	static const char *const policies[] = { "go", "volt", "tokio-1.28" };
+	const char *const params[] = { "n=12", NULL };
+	const uint64_t internal = 233 - 1;	/* F(13) - 1 */
+	struct sim_costs on, off;
+	model_costs(&on, 0, 0, SIM_COST_MAX_NS);
+	on.lock_transfer = 1000;	/* the model on, and the roots charged */
+	off = on;
+	on.sema_table = true;
+	run_util_use_sim = true;
+	uint64_t remote_seen = 0;
+	for (size_t p = 0; p < sizeof policies / sizeof policies[0]; p++) {
+		for (uint32_t workers = 1; workers <= 2; workers++) {
+			struct run_result r;
+			run_util_costs = &on;
+			run_workload(policies[p], "fib", workers, NULL, params, &r);
+			if (r.verify_rc != 0)
+				TEST_FAIL("%s: %s", policies[p], r.err);
+			ASSERT_U64_EQ(r.total.sema_takings, 2 * internal);
+			if (workers == 1)
+				ASSERT_U64_EQ(r.total.remote_semas, 0);
+			else
+				ASSERT(r.total.remote_semas > 0 &&
+				       r.total.remote_semas < r.total.sema_takings);
+			remote_seen += r.total.remote_semas;
+			run_util_costs = &off;
+			run_workload(policies[p], "fib", workers, NULL, params, &r);
+			ASSERT_U64_EQ(r.total.sema_takings, 0);
+			ASSERT_U64_EQ(r.total.remote_semas, 0);
+		}
+	}
+	run_util_costs = NULL;
+	run_util_use_sim = false;
+	fprintf(stderr, "    %" PRIu64 " remote semaphore takings on 2 workers\n", remote_seen);
+}
+
 int main(void)
 {
 	RUN(stolen_pays_cold_start);
@@ -895,5 +942,6 @@ int main(void)
 	RUN(shared_word_pays_transfer);
 	RUN(fresh_spawn_pays_once);
 	RUN(task_list_takings);
+	RUN(sema_table_takings);
 	return 0;
 }
