@@ -421,18 +421,16 @@ def main():
     ap.add_argument("--model-set", action="append", default=[], metavar="KNOB=VALUE",
                     help="a knob of the model for every sim run (repeatable); go against a "
                          "Go before 1.21 gets idle_precheck=1 unless given")
-    ap.add_argument("--task-list", dest="task_list", action="store_true", default=None,
-                    help="the runtime's spawns and completions take one task list's lock "
-                         "(cost.task_list=1; the default for tokio-1.28: Tokio 1.24's "
-                         "OwnedTasks)")
-    ap.add_argument("--no-task-list", dest="task_list", action="store_false",
-                    help="no task list lock (the default for tokio and go)")
-    ap.add_argument("--sema-table", dest="sema_table", action="store_true", default=None,
-                    help="a join's sleep and its wake take a root of the runtime's "
-                         "semaphore table (cost.sema_table=1; the default for go: Go's "
-                         "sync.WaitGroup)")
-    ap.add_argument("--no-sema-table", dest="sema_table", action="store_false",
-                    help="no semaphore table (the default for tokio and tokio-1.28)")
+    for name, on, off in (
+            ("task-list", "the runtime's spawns and completions take one task list's lock "
+             "(cost.task_list=1; the default for tokio-1.28: Tokio 1.24's OwnedTasks)",
+             "no task list lock (the default for tokio and go)"),
+            ("sema-table", "a join's sleep and its wake take a root of the runtime's "
+             "semaphore table (cost.sema_table=1; the default for go: Go's sync.WaitGroup)",
+             "no semaphore table (the default for tokio and tokio-1.28)")):
+        dest = name.replace("-", "_")
+        ap.add_argument("--" + name, dest=dest, action="store_true", default=None, help=on)
+        ap.add_argument("--no-" + name, dest=dest, action="store_false", help=off)
     ap.add_argument("--check", action="store_true",
                     help="then compare sim and runtime on sizes the fit was not made on")
     o = ap.parse_args()
