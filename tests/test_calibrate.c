@@ -159,14 +159,20 @@ static void unwritable_place_and_abort(void)
 	ASSERT_EQ(files_in_dir(names, 4), 0);
 }
 
+/* A cost file of `text` at `path`, replaced whole. */
+static void put_costs(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	ASSERT(f != NULL);
+	fputs(text, f);
+	ASSERT_EQ(fclose(f), 0);
+}
+
 static void unknown_cost_rejected(void)
 {
 	char path[128], err[1024] = "";
 	path_in_dir(path, sizeof path, "bad");
-	FILE *f = fopen(path, "w");
-	ASSERT(f != NULL);
-	fputs("# a comment\npoll = 5\nsteal_atempt = 3   # misspelt\n", f);
-	fclose(f);
+	put_costs(path, "# a comment\npoll = 5\nsteal_atempt = 3   # misspelt\n");
 	struct sim_costs c;
 	sim_costs_default(&c);
 	ASSERT(sim_costs_load(&c, path, err, sizeof err) != 0);
@@ -186,21 +192,17 @@ static void switches_load(void)
 {
 	char path[128], err[1024] = "";
 	path_in_dir(path, sizeof path, "switches");
-	FILE *f = fopen(path, "w");
-	ASSERT(f != NULL);
-	fputs("poll = 5\ntask_list = 1\nio_poll = 1\nhorizon = 0\nspan = 0\ncausal = 0\n", f);
-	fclose(f);
+	put_costs(path, "poll = 5\ntask_list = 1\nsema_table = 1\nio_poll = 1\nhorizon = 0\n"
+			"span = 0\ncausal = 0\n");
 	struct sim_costs c;
 	sim_costs_default(&c);
-	ASSERT(!c.task_list && !c.io_poll && !c.no_horizon && !c.no_span && !c.acausal);
+	ASSERT(!c.task_list && !c.sema_table && !c.io_poll && !c.no_horizon && !c.no_span &&
+	       !c.acausal);
 	if (sim_costs_load(&c, path, err, sizeof err) != 0)
 		TEST_FAIL("%s", err);
-	ASSERT(c.task_list && c.io_poll && c.no_horizon && c.no_span && c.acausal);
+	ASSERT(c.task_list && c.sema_table && c.io_poll && c.no_horizon && c.no_span && c.acausal);
 	ASSERT_U64_EQ(c.poll, 5);
-	f = fopen(path, "w");
-	ASSERT(f != NULL);
-	fputs("task_list = 1\ntask_list = 0\n", f);
-	fclose(f);
+	put_costs(path, "task_list = 1\ntask_list = 0\n");
 	ASSERT(sim_costs_load(&c, path, err, sizeof err) != 0);
 	ASSERT(strstr(err, ":2:") != NULL && strstr(err, "given twice") != NULL);
 	unlink(path);
