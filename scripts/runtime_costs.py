@@ -295,7 +295,15 @@ class Fit:
         # one point can stall on a ledge: from the base table's point first, and if that
         # does not land within 1%, again from the best point of a coarse grid. The best
         # point met is the fit, never the last.
-        x = [float(table.get(k, 0)) for k in STAGE2]
+        _, x, y = self.stage2_search(f, [float(table.get(k, 0)) for k in STAGE2])
+        for k, v in zip(STAGE2, x):
+            self.fit[k] = round(max(v, 0))
+        self.stage2 = y
+
+    def stage2_search(self, f, x):
+        """Stage 2's search from x: Newton's method, and if that stalls short of 1%,
+        again from the best point of STAGE2_GRID. Returns (worst relative error, x,
+        errors) of the best point met."""
         y = f(x)
         best = self.newton2(f, x, y, (max(abs(v) for v in y), x, y))
         if best[0] >= 0.01:
@@ -304,10 +312,7 @@ class Fit:
             if max(abs(v) for v in y) < best[0]:
                 best = (max(abs(v) for v in y), x, y)
             best = self.newton2(f, x, y, best)
-        _, x, y = best
-        for k, v in zip(STAGE2, x):
-            self.fit[k] = round(max(v, 0))
-        self.stage2 = y
+        return best
 
     def newton2(self, f, x, y, best):
         """Stage 2's Newton's method from x (with y = f(x)) on the two 2-worker

@@ -8,12 +8,10 @@
 # A fake peer (HARNESS_PEERS) reports, for fib and spawn-many at 1 and 2
 # workers and chained-spawn and yield-many at 1, the makespans the sim itself
 # gives at known costs (spawn 300, poll 50, spawn_fresh 400, work.fib 40,
-# contended 500, lock_transfer 300, and the base table's cold_start 2000), with
-# Tokio's task list (cost.task_list=1, the tokio-1.28 fit's default): the
+# contended 500, lock_transfer 300, and the base table's cold_start 2000; no
+# task list, --no-task-list): the
 # fit must recover stage 1's four costs exactly (one worker: the sim is linear
-# in them) and land stage 2 on the 2-worker makespans (from the base's point
-# Newton's method stalls at 2.5% on fib here; the grid's start lands it), and
-# the file it writes
+# in them) and land stage 2 on the 2-worker makespans, and the file it writes
 # (the base's unfitted costs kept) must give the sim those makespans again.
 # Bad input is refused with one line before any run.
 set -u
@@ -30,7 +28,7 @@ mkdir -p peers
 
 truth=(--set cost.spawn=300 --set cost.poll=50 --set cost.spawn_fresh=400 --set cost.work.fib=40
 	--set cost.contended=500 --set cost.lock_transfer=300 --set cost.cold_start=2000
-	--set cost.cold_after=10000000 --set cost.task_list=1)
+	--set cost.cold_after=10000000)
 # The base table's costs that the fit does not fit (here cold_start, paid by
 # migrated tasks only: none ages in a run) are the runtime's too: the fit
 # runs with them, and the file keeps them.
@@ -79,15 +77,57 @@ PEER
 chmod +x peers/peer-tokio
 
 fit=(--policy tokio-1.28 --harness "$harness" --fib-n 12 --spawn-n 2000 --chain-n 500 --trials 1
-	--yield-tasks 20 --yields 100 --third spawn_fresh --fib-work --base base.costs)
+	--yield-tasks 20 --yields 100 --third spawn_fresh --fib-work --base base.costs --no-task-list)
 /usr/bin/python3 "$script" "${fit[@]}" --out fitted.costs --check >out 2>err ||
 	fail "the fit: exit $?"
 grep -qx "spawn = 300" fitted.costs && grep -qx "poll = 50" fitted.costs &&
 	grep -qx "spawn_fresh = 400" fitted.costs && grep -qx "work.fib = 40" fitted.costs ||
 	fail "stage 1 did not recover spawn 300, poll 50, spawn_fresh 400 and work.fib 40: $(grep -E '^(spawn|poll|spawn_fresh|work.fib) =' fitted.costs)"
 pass "stage 1 recovers the runtime's spawn, poll, spawn_fresh and work.fib from its 1-worker runs"
-grep -qx "task_list = 1" fitted.costs || fail "the tokio-1.28 fit's file has no task_list = 1"
-pass "the tokio-1.28 fit runs the sim with the task list, and its file says so"
+grep -q "task_list" fitted.costs && fail "a fit with --no-task-list wrote a task_list line"
+pass "a fit with --no-task-list runs the sim without the task list"
+
+# The runtime's mechanisms the sim has as switches (tokio-1.28: the task list; go:
+# the semaphore table) reach every sim run of the fit and its file; and stage 2,
+# where Newton's method stalls (a flat start: no slope to follow), starts again
+# from the grid's best point. The sim stubbed: no run.
+/usr/bin/python3 - "$here/scripts" <<'PY' || fail "the switches or stage 2's restart"
+import os, sys, tempfile, types
+sys.path.insert(0, sys.argv[1])
+import runtime_costs as rc
+seen = []
+rc.run_harness = lambda args, what: seen.append(args) or {
+    "median": {"makespan_ns": 1e6}, "config": {"sim_costs_ns": {}}}
+for pol, tl, st, want in (("tokio-1.28", True, False, ["cost.task_list=1"]),
+                          ("go", False, True, ["cost.sema_table=1"]),
+                          ("tokio", False, False, [])):
+    o = types.SimpleNamespace(policy=pol, model_set=[], harness="h", trials=1, fib_n=12,
+                              spawn_n=2000, chain_n=500, third="none", fib_work=False,
+                              check=False, task_list=tl, sema_table=st, base="default")
+    f = rc.Fit(o)
+    f.version = "x 1"
+    seen.clear()
+    f.sim("fib", ["--param", "n=5"], 2)
+    got = [a for a in seen[0] if a.startswith("cost.")]
+    assert got == want, (pol, got)
+    f.fit, f.ones, f.note, f.twos, f.stage2 = {"spawn": 1}, [], "", [1, 1], [0, 0]
+    path = os.path.join(tempfile.mkdtemp(), "x.costs")
+    f.write(path)
+    lines = open(path).read().splitlines()
+    assert [l for l in lines if l.startswith(("task_list", "sema_table"))] == \
+        [w[5:].replace("=", " = ") for w in want], (pol, lines)
+# A surface flat around the base's point (0, 0), right at (1000, 3000): Newton's
+# method from (0, 0) finds no slope; the grid's best point lands it.
+def surface(x):
+    ct, lt = x
+    if lt < 2000:
+        return [-0.5, -0.5]
+    return [(ct - 1000) / 1000 + (lt - 3000) / 3000, (lt - 3000) / 3000]
+f = rc.Fit.__new__(rc.Fit)
+err, x, y = f.stage2_search(surface, [0.0, 0.0])
+assert err < 0.01, (err, x, y)
+PY
+pass "the switches reach the sim and the file, and stage 2 restarts from the grid where it stalls"
 # Stage 2's two costs need not be the true ones (two may give the same two
 # makespans), but the written file must give the sim the 2-worker makespans
 # again, within the fit's 1%, and the check's sizes within 5%.
