@@ -1032,9 +1032,11 @@ static int finish(const struct run_config *cfg, struct run_result *res)
 	RUN_MEDIANS(X)
 #undef X
 	free(tmp);
-	for (uint32_t t = 0; t < res->ntrials; t++)
+	for (uint32_t t = 0; t < res->ntrials; t++) {
 		for (uint32_t w = 0; w < cfg->workers; w++)
 			worker_stats_add(&res->per_worker[w], &res->trials[t].ws[w]);
+		res->reported |= res->trials[t].reported;
+	}
 	for (uint32_t w = 0; w < cfg->workers; w++)
 		worker_stats_add(&res->total, &res->per_worker[w]);
 	percentile_intervals(res);

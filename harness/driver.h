@@ -96,6 +96,10 @@ struct trial {
 	double util_total;
 	double *util;			/* [workers] busy_ns / makespan */
 	struct worker_stats *ws;	/* [workers] */
+	/* --engine=real: the counters the runtime reported, a bit per field
+	 * of struct worker_stats (its byte offset / 8); the others are 0
+	 * because nothing counted them (harness/real.c). */
+	uint64_t reported;
 	struct trial_metric metrics[WL_MAX_METRICS];
 	size_t nmetrics;
 	/* This trial's own percentiles (core/pctci.h levels): the batches of
@@ -147,6 +151,7 @@ struct run_result {
 	struct hist sched_delay;		/* merged over workers and trials */
 	bool has_end_to_end;			/* the workload reports request latencies */
 	char peer_version[32];			/* --engine=real: the runtime's version */
+	uint64_t reported;			/* --engine=real: its trials' `reported` */
 	bool trace_written;
 	struct hist end_to_end;			/* every request of every measured trial */
 	/* Wake latency: from an unpark to the start of the woken worker's

@@ -217,6 +217,10 @@ static void map_counter(json_t *per, const char *name, struct trial *out, uint32
 			size_t offset)
 {
 	json_t *a = json_object_get(per, name);
+	_Static_assert(sizeof(struct worker_stats) <= 64 * sizeof(uint64_t),
+		       "a trial's `reported` has a bit per counter");
+	if (json_is_array(a))
+		out->reported |= 1ull << (offset / sizeof(uint64_t));
 	for (uint32_t i = 0; json_is_array(a) && i < workers && i < json_array_size(a); i++) {
 		json_t *v = json_array_get(a, i);
 		if (json_is_integer(v) && json_integer_value(v) >= 0)
@@ -265,6 +269,7 @@ static int take_trial(const struct run_config *cfg, const char *peer, json_t *t,
 	if (util > 1)
 		util = 1;
 	memset(out->ws, 0, cfg->workers * sizeof *out->ws);
+	out->reported = 0;
 	for (uint32_t i = 0; i < cfg->workers; i++) {
 		out->util[i] = util;
 		out->ws[i].busy_ns = (uint64_t)(util * span);

@@ -297,9 +297,26 @@ static void print_counter_row(FILE *f, const struct counter_desc *d, const struc
 	fputc('\n', f);
 }
 
-static void print_counters(FILE *f, const struct run_result *res)
+/* Did the run count this field? Always on the harness's own engines; on
+ * --engine=real only what the runtime reported (harness/real.c): a 0
+ * nobody counted is not printed as a count. */
+static bool counted(const struct run_config *cfg, const struct run_result *res, size_t off)
+{
+	return !cfg->real || (res->reported >> (off / sizeof(uint64_t)) & 1);
+}
+
+static void print_counters(FILE *f, const struct run_config *cfg, const struct run_result *res)
 {
 	char col[16];
+	size_t shown = 0;
+	for (size_t i = 0; i < sizeof summary_counters / sizeof summary_counters[0]; i++)
+		shown += counted(cfg, res, counter_find(summary_counters[i])->off);
+	if (shown == 0) {
+		fprintf(f, "\ncounters: none, %s %s reports none (docs/results.md, \"Results of "
+			   "the real engine\")\n", cfg->policy->peer ? cfg->policy->peer : "the runtime",
+			res->peer_version[0] ? res->peer_version : "");
+		return;
+	}
 
 	fprintf(f, "\ncounters, summed over %" PRIu32 " measured trials:\n%-16s %14s", res->ntrials,
 		"", "total");
@@ -315,8 +332,12 @@ static void print_counters(FILE *f, const struct run_result *res)
 	for (size_t i = 0; i < sizeof summary_counters / sizeof summary_counters[0]; i++) {
 		const struct counter_desc *d = counter_find(summary_counters[i]);
 		CHECK_MSG(d, "summary counter %s is not in WORKER_COUNTERS", summary_counters[i]);
-		print_counter_row(f, d, res);
+		if (counted(cfg, res, d->off))
+			print_counter_row(f, d, res);
 	}
+	if (shown < sizeof summary_counters / sizeof summary_counters[0])
+		fprintf(f, "(the runtime reports only these: docs/results.md, \"Results of the real "
+			   "engine\")\n");
 }
 
 /*
@@ -479,7 +500,7 @@ void report_summary(FILE *f, const struct run_config *cfg, const struct run_resu
 			      &res->end_to_end, &res->e2e_ci);
 	print_sim_model(f, cfg, res);
 	print_cpu(f, cfg, res);
-	print_counters(f, res);
+	print_counters(f, cfg, res);
 }
 
 /* ---- the result document ---------------------------------------------- */
@@ -1185,15 +1206,19 @@ void report_compare(FILE *f, const struct run_config *cfg, const struct run_resu
 		} else {
 			one_trial |= r->ntrials < 2;
 		}
-		char cpt[24] = "-";
+		char cpt[24] = "-", steals[24] = "-", global[24] = "-", parks[24] = "-";
 		if (isfinite(r->median.cpu_per_task_ns))
 			snprintf(cpt, sizeof cpt, "%.1f", r->median.cpu_per_task_ns);
-		fprintf(f, "%-*s %9.1f %21s %13.0f %9.2f %6.1f %10s %10" PRIu64 " %10" PRIu64
-			   " %8" PRIu64 "\n",
-			w, cfg[c].name, r->median.ns_per_task, spread, r->median.tasks_per_s,
+		if (counted(&cfg[c], r, offsetof(struct worker_stats, steals)))
+			snprintf(steals, sizeof steals, "%" PRIu64, r->total.steals / r->ntrials);
+		if (counted(&cfg[c], r, offsetof(struct worker_stats, global_tasks)))
+			snprintf(global, sizeof global, "%" PRIu64, r->total.global_tasks / r->ntrials);
+		if (counted(&cfg[c], r, offsetof(struct worker_stats, parks)))
+			snprintf(parks, sizeof parks, "%" PRIu64, r->total.parks / r->ntrials);
+		fprintf(f, "%-*s %9.1f %21s %13.0f %9.2f %6.1f %10s %10s %10s %8s\n", w,
+			cfg[c].name, r->median.ns_per_task, spread, r->median.tasks_per_s,
 			r->median.makespan_ns / res[0].median.makespan_ns, 100 * r->median.util_total,
-			cpt, r->total.steals / r->ntrials, r->total.global_tasks / r->ntrials,
-			r->total.parks / r->ntrials);
+			cpt, steals, global, parks);
 	}
 	bool one_baseline = true;
 	for (size_t c = 1; c < ncfg; c++)
@@ -1208,6 +1233,12 @@ void report_compare(FILE *f, const struct run_config *cfg, const struct run_resu
 			   "global tasks and parks are per trial\n");
 	else
 		fprintf(f, "steals, global tasks and parks are per trial\n");
+	for (size_t c = 0; c < ncfg; c++)
+		if (cfg[c].real) {
+			fprintf(f, "-: a counter the runtime does not report (docs/results.md, "
+				   "\"Results of the real engine\")\n");
+			break;
+		}
 	if (cov_min < 0.95)
 		fprintf(f, "[lo, hi]: the median's interval over the trials; with fewer than 6 trials "
 			   "it is [min, max], coverage %.1f%%%s\n", 100 * cov_min,

@@ -183,6 +183,31 @@ assert m["late_p50_ns"] == 20 and m["late_p99_ns"] == 70, m
 EOF
 pass "open-loop: the peer gets the models' schedule in a file removed after it, its percentiles are kept"
 
+# A counter the runtime does not report is not printed as a count: Tokio's
+# fake reports polls, steals (tasks moved), parks and overflows, Go's none.
+# The summary shows the rows reported, or says there are none; the
+# comparison table a - in each column nobody counted.
+cat >peers/peer-go <<'EOF'
+#!/bin/sh
+echo '{"peer":"go","runtime":"go","version":"go9.9","workload":"fib","workers":2,"params":{"n":10},"counters_available":false}'
+echo '{"trial":1,"warmup":false,"ns":3000000,"tasks":177,"verified":true,"cpu_user_ns":1,"cpu_sys_ns":1,"counters":{}}'
+EOF
+fib=(--engine=real --workload=fib --param n=10 --workers 2 --trials 1 --warmup 0)
+run "${fib[@]}" --policy=tokio-1.28 || fail "fib on the fake tokio peer: exit $?"
+for row in polls tasks_stolen parks overflows; do
+	grep -Eq "^$row +[0-9]+ " out || fail "the summary has no $row row: $(cat out)"
+done
+grep -Eq "^(steals|lifo_polls|global_tasks|notifies) " out &&
+	fail "the summary prints counters the runtime does not report: $(cat out)"
+grep -q "the runtime reports only these" out || fail "the summary does not say which it reports"
+run "${fib[@]}" --policy=go || fail "fib on the fake go peer: exit $?"
+grep -q '^counters: none, go go9.9 reports none' out || fail "go's summary: $(cat out)"
+grep -Eq "^(polls|steals|parks) " out && fail "go's summary prints counters: $(cat out)"
+run "${fib[@]}" --policy=tokio-1.28,go || fail "the comparison on the fake peers: exit $?"
+grep -Eq '^tokio-1.28 .* - +- +11$' out || fail "tokio's comparison row: $(grep '^tokio' out)"
+grep -Eq '^go .* - +- +-$' out || fail "go's comparison row: $(grep '^go ' out)"
+pass "counters a runtime does not report are not printed as counts"
+
 # The real peers, when scripts/peers.sh has built them beside the harness.
 built=$(dirname "$harness")/peers
 if [ -x "$built/peer-tokio" ] && [ -x "$built/peer-go" ] && [ -x "$built/peer-rayon" ] &&
