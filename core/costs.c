@@ -111,7 +111,9 @@ void sim_costs_names(char *buf, size_t len)
 	SIM_MODEL_COSTS(X)
 #undef X
 	if (off < len)
-		snprintf(buf + off, len - off, "%scausal, span, io_poll, horizon, task_list, sema_table, work.WORKLOAD, poll.POLICY", off ? ", " : "");
+		snprintf(buf + off, len - off,
+			 "%scausal, span, io_poll, horizon, task_list, sema_table, work.WORKLOAD, "
+			 "poll.POLICY", off ? ", " : "");
 }
 
 int sim_cost_parse(const char *text, uint64_t *out)

@@ -164,12 +164,12 @@ struct sim_costs {
 	 * `task_list = 1` (default 0): the runtime keeps its live tasks on
 	 * one list under one lock, taken at every spawn and completion
 	 * (Tokio's OwnedTasks before its pull request 6001 sharded it;
-	 * engine_sim.c, list_lock): with the
-	 * model on, each taking holds a lock of its own for global_lock ns
-	 * and, after another worker's, pays lock_transfer and lock_wait as
-	 * the global queue's lock does. The harness's own runtime has no
-	 * such list: a switch of a real runtime's cost file
-	 * (scripts/runtime_costs.py; docs/runtime-costs.md).
+	 * engine_sim.c, list_lock): with the model on, each taking holds a
+	 * lock of its own for global_lock ns and, after another worker's,
+	 * pays lock_transfer and lock_wait as the global queue's lock does.
+	 * The harness's own runtime has no such list: a switch of a real
+	 * runtime's cost file (scripts/runtime_costs.py;
+	 * docs/runtime-costs.md).
 	 */
 	bool task_list;
 	/*

@@ -684,15 +684,16 @@ static uint64_t lock_transfer(struct sim_engine *s, uint32_t id, uint64_t start,
  * completion to unlink it, as Tokio did until its pull request 6001 (2023)
  * sharded the list: tokio/src/runtime/task/list.rs, OwnedTasks::bind (from
  * spawn, through the scheduler's bind_new_task) and OwnedTasks::remove
- * (from the worker's release when a task completes). A taking after the other worker's moves the lock's
- * line, the list head and, to unlink, the neighbours' pointers: on two
- * workers spawning and completing tasks at once nearly every taking does,
- * and the lock, held through the transfer, serialises them. The harness's
- * own runtime keeps no such list (each worker frees to its own task
- * pool), so the threads engine has none: a switch of the cost file for a
- * real runtime's fit (scripts/runtime_costs.py), not a policy's
- * mechanism. The takings are the step's spawns and completions by
- * workers; spawns from outside the runtime take none in the sim.
+ * (from the worker's release when a task completes). A taking after the
+ * other worker's moves the lock's line, the list head and, to unlink, the
+ * neighbours' pointers: on two workers spawning and completing tasks at
+ * once nearly every taking does, and the lock, held through the transfer,
+ * serialises them. The harness's own runtime keeps no such list (each
+ * worker frees to its own task pool), so the threads engine has none: a
+ * switch of the cost file for a real runtime's fit
+ * (scripts/runtime_costs.py), not a policy's mechanism. The takings are
+ * the step's spawns and completions by workers; spawns from outside the
+ * runtime take none in the sim.
  */
 static uint64_t list_lock(struct sim_engine *s, struct sim_worker *sw, uint32_t id,
 			  const struct worker_stats *now, uint64_t start)

@@ -425,8 +425,9 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 	fprintf(f, "sim model: work %.3f ms (%" PRIu64 " %s x %" PRIu64 " ns), cold starts "
 		   "%.3f ms (%" PRIu64 " migrated + %" PRIu64 " aged x %" PRIu64 " ns), line "
 		   "transfers %.3f ms (%" PRIu64 " remote joins + %" PRIu64 " remote shared-word "
-		   "RMWs x %" PRIu64 " ns), lock transfers %.3f ms (%" PRIu64 " remote locks + %" PRIu64
-		   " remote semaphore roots x %" PRIu64 " ns), lock handoffs %.3f ms (%" PRIu64 " waits x %" PRIu64 " ns), "
+		   "RMWs x %" PRIu64 " ns), lock transfers %.3f ms (%" PRIu64 " remote locks + %"
+		   PRIu64 " remote semaphore roots x %" PRIu64 " ns), lock handoffs %.3f ms (%"
+		   PRIu64 " waits x %" PRIu64 " ns), "
 		   "contention %.3f ms (%" PRIu64 " migrated + remote joins + remote RMWs x %" PRIu64
 		   " ns), fresh spawns %.3f ms (%" PRIu64 " x %" PRIu64 " ns), deep notifies %.3f ms "
 		   "(%" PRIu64 " x %" PRIu64 " ns beyond notify), over all trials and workers\n",
@@ -436,7 +437,8 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		(double)(sim_costs_line_transfers(s) * c->line_transfer) / 1e6, s->remote_joins,
 		s->remote_rmws, c->line_transfer,
 		(double)((s->remote_locks + s->remote_semas) * c->lock_transfer) / 1e6,
-		s->remote_locks, s->remote_semas, c->lock_transfer, (double)(s->lock_waits * c->lock_wait) / 1e6,
+		s->remote_locks, s->remote_semas, c->lock_transfer,
+		(double)(s->lock_waits * c->lock_wait) / 1e6,
 		s->lock_waits, c->lock_wait,
 		(double)(sim_costs_contended(s) * c->contended) / 1e6, sim_costs_contended(s),
 		c->contended, (double)(s->fresh_spawns * c->spawn_fresh) / 1e6, s->fresh_spawns,
