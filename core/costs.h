@@ -244,6 +244,13 @@ static inline uint64_t sim_costs_line_transfers(const struct worker_stats *st)
 	return st->remote_joins + st->remote_rmws;
 }
 
+/* What pays lock_transfer: takings of the global queue's lock or the task
+ * list's after another worker's, and of a semaphore root. */
+static inline uint64_t sim_costs_lock_transfers(const struct worker_stats *st)
+{
+	return st->remote_locks + st->remote_semas;
+}
+
 /* What pays contended: the line transfers, and polls of a task another
  * worker touched last. */
 static inline uint64_t sim_costs_contended(const struct worker_stats *st)

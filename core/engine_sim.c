@@ -150,14 +150,13 @@ struct sim_engine {
 	struct rng rng;
 	uint64_t now;			/* the clock of the worker being stepped */
 	struct worker *cur;		/* the worker being stepped, or NULL */
-	/* The global queue's lock, and with cost.task_list on the task
-	 * list's (list_lock), as resources. */
+	/* The global queue's lock, and with the model and cost.task_list on
+	 * the task list's (list_lock), as resources. */
 	struct sim_lock glock, list;
 	/* With the model on: the global-queue lock's acquisition count when
 	 * last looked at (struct inject's `taken`). */
 	uint32_t lock_seen;
 	bool lock_model;
-	bool list_model;		/* lock_model and cost.task_list */
 	/* With the model on: each worker's read-modify-writes of the
 	 * policy's shared word (shared_word), and all workers' so far. */
 	struct sim_rmw *rmw;
@@ -797,7 +796,7 @@ static inline __attribute__((always_inline)) bool charge(struct sim_engine *s, u
 	uint64_t xfer = lock_model ? lock_transfer(s, id, start, sw->clock) : 0;
 	if (locks || xfer)
 		sw->clock += lock_cost(s, &s->glock, id, start, locks, xfer, lock_model);
-	if (lock_model && s->list_model)
+	if (lock_model && s->costs.task_list)
 		sw->clock += list_lock(s, sw, id, now, start);
 	return progressed;
 }
@@ -1280,7 +1279,6 @@ static int sim_run(struct engine *e, struct runtime *rt,
 	s->rmw_total = 0;
 	memset(s->rmw, 0, s->n * sizeof *s->rmw);
 	s->lock_model = sim_costs_model_on(&s->costs);
-	s->list_model = s->lock_model && s->costs.task_list;
 	/* Two's complement when negative: the charges are taken modulo 2^64
 	 * (charge), and a poll's whole charge is never negative. */
 	s->costs.policy_poll = (uint64_t)sim_costs_policy_poll(&s->costs, rt->policy->name);

@@ -436,7 +436,7 @@ static void print_sim_model(FILE *f, const struct run_config *cfg, const struct 
 		s->cold_migrated, s->cold_aged, c->cold_start,
 		(double)(sim_costs_line_transfers(s) * c->line_transfer) / 1e6, s->remote_joins,
 		s->remote_rmws, c->line_transfer,
-		(double)((s->remote_locks + s->remote_semas) * c->lock_transfer) / 1e6,
+		(double)(sim_costs_lock_transfers(s) * c->lock_transfer) / 1e6,
 		s->remote_locks, s->remote_semas, c->lock_transfer,
 		(double)(s->lock_waits * c->lock_wait) / 1e6,
 		s->lock_waits, c->lock_wait,
@@ -712,7 +712,7 @@ static json_t *sim_model_json(const struct run_config *cfg, const struct worker_
 #undef X
 	rc |= put(ns, "cold_start", jint(sim_costs_cold_starts(s) * c->cold_start));
 	rc |= put(ns, "line_transfer", jint(sim_costs_line_transfers(s) * c->line_transfer));
-	rc |= put(ns, "lock_transfer", jint((s->remote_locks + s->remote_semas) * c->lock_transfer));
+	rc |= put(ns, "lock_transfer", jint(sim_costs_lock_transfers(s) * c->lock_transfer));
 	rc |= put(ns, "lock_wait", jint(s->lock_waits * c->lock_wait));
 	rc |= put(ns, "contended", jint(sim_costs_contended(s) * c->contended));
 	rc |= put(ns, "spawn_fresh", jint(s->fresh_spawns * c->spawn_fresh));

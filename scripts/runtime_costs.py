@@ -75,6 +75,25 @@ STAGE1 = ("spawn", "poll")
 STAGE2 = ("contended", "lock_transfer")
 # Stage 2's coarse grid, each cost's values in ns, for a second start of its search.
 STAGE2_GRID = (0.0, 100.0, 300.0, 1000.0, 3000.0)
+# The runtimes' mechanisms outside their schedulers that the sim has as switches of a cost
+# file (core/costs.h), each on by default for the policy whose runtime has it: (switch, that
+# policy, --SWITCH's help, the written file's note). Tokio kept every live task on one
+# mutex-guarded list (tokio/src/runtime/task/list.rs, OwnedTasks::bind and ::remove) until
+# its pull request 6001 (2023) sharded it: Tokio 1.24, which tokio-1.28 is measured against,
+# has it. Go's peer joins with sync.WaitGroup, whose Wait sleeps and whose last Done wakes in
+# the runtime's semaphore table (runtime/sema.go: 251 roots, each a lock).
+SWITCHES = (
+    ("task_list", "tokio-1.28",
+     "the runtime's spawns and completions take one task list's lock (cost.task_list=1; "
+     "the default for tokio-1.28: Tokio 1.24's OwnedTasks)",
+     "the runtime's task list: every spawn and completion takes its lock "
+     "(docs/runtime-costs.md, \"Tokio's task list\")"),
+    ("sema_table", "go",
+     "a join's sleep and its wake take a root of the runtime's semaphore table "
+     "(cost.sema_table=1; the default for go: Go's sync.WaitGroup)",
+     "the runtime's semaphore table: a join's sleep and its wake take a root "
+     "(docs/runtime-costs.md, \"Go's semaphore table\")"),
+)
 # Stage 1's optional third cost (--third): what a spawn-many task costs beyond a
 # chained-spawn one.
 THIRD = ("spawn_fresh", "cold_start", "none")
@@ -159,16 +178,12 @@ class Fit:
         self.o = opts
         self.shapes = [("fib", ["--param", "n=%d" % opts.fib_n]),
                        ("spawn-many", ["--param", "n=%d" % opts.spawn_n])]
+        # The switches on (SWITCHES), for every sim run and the written file.
+        self.switches = tuple((k, 1) for k, *_ in SWITCHES if getattr(opts, k))
         # Stage 1's costs and shapes: spawn and poll on fib and spawn-many, and with a
         # third cost chained-spawn too, whose tasks spawn the next and end (one live at
         # a time), to tell a spawn that reuses a finished task's descriptor from one
         # that cannot (spawn-many's, all live at once).
-        # Switches of the cost model for every sim run and the written file: Tokio
-        # 1.24 keeps its live tasks on one locked list (OwnedTasks, task/list.rs), taken
-        # at every spawn and completion (--task-list); Go's WaitGroup sleeps and wakes
-        # in the runtime's semaphore table (runtime/sema.go; --sema-table).
-        self.switches = tuple((k, 1) for k, on in (("task_list", opts.task_list),
-                                                   ("sema_table", opts.sema_table)) if on)
         self.stage1 = STAGE1 + ((opts.third,) if opts.third != "none" else ())
         self.shapes1 = list(self.shapes)
         if opts.third != "none":
@@ -258,7 +273,7 @@ class Fit:
             args += ["--set", "%s=%s" % (k, v)]
         if costs:
             args += ["--costs", costs]
-        for k, v in tuple(self.switches) + tuple(sets):
+        for k, v in self.switches + tuple(sets):
             args += ["--set", "cost.%s=%s" % (k, v)]
         d = run_harness(args, "the sim of %s on %s" % (self.o.policy, wl))
         return float(d["median"]["makespan_ns"]), d["config"].get("sim_costs_ns") or {}
@@ -342,6 +357,7 @@ class Fit:
         return best
 
     def write(self, path):
+        on = dict(self.switches)
         lines = ["# Sim costs fitted from a real runtime's runs by scripts/runtime_costs.py",
                  "# (docs/runtime-costs.md).",
                  "# policy %s, runtime %s, made %s on %s" % (
@@ -366,15 +382,10 @@ class Fit:
                     name = line.split("#")[0].split("=")[0].strip()
                     # The base's line for each cost not fitted stays, as the fit
                     # ran with it (a base's cold_start or spawn_fresh, say).
-                    if name not in self.fit and name not in dict(self.switches):
+                    if name not in self.fit and name not in on:
                         lines.append(line.rstrip("\n"))
-        if self.o.task_list:
-            lines.append("# the runtime's task list: every spawn and completion takes its "
-                         "lock (docs/runtime-costs.md, \"Tokio's task list\")")
-        if self.o.sema_table:
-            lines.append("# the runtime's semaphore table: a join's sleep and its wake take a "
-                         "root (docs/runtime-costs.md, \"Go's semaphore table\")")
-        lines += ["%s = %d" % kv for kv in tuple(self.switches) + tuple(self.fit.items())]
+        lines += ["# " + note for k, _, _, note in SWITCHES if k in on]
+        lines += ["%s = %d" % kv for kv in self.switches + tuple(self.fit.items())]
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
             f.write("\n".join(lines) + "\n")
@@ -415,7 +426,7 @@ def main():
     ap.add_argument("--chain-n", type=int, default=100000)
     ap.add_argument("--yield-tasks", type=int, default=200)
     ap.add_argument("--yields", type=int, default=1000)
-    ap.add_argument("--fib-work", dest="fib_work", action="store_true", default=None,
+    ap.add_argument("--fib-work", dest="fib_work", action="store_true", default=True,
                     help="fit work.fib too, with yield-many as another 1-worker shape "
                          "(the default)")
     ap.add_argument("--no-fib-work", dest="fib_work", action="store_false",
@@ -426,16 +437,11 @@ def main():
     ap.add_argument("--model-set", action="append", default=[], metavar="KNOB=VALUE",
                     help="a knob of the model for every sim run (repeatable); go against a "
                          "Go before 1.21 gets idle_precheck=1 unless given")
-    for name, on, off in (
-            ("task-list", "the runtime's spawns and completions take one task list's lock "
-             "(cost.task_list=1; the default for tokio-1.28: Tokio 1.24's OwnedTasks)",
-             "no task list lock (the default for tokio and go)"),
-            ("sema-table", "a join's sleep and its wake take a root of the runtime's "
-             "semaphore table (cost.sema_table=1; the default for go: Go's sync.WaitGroup)",
-             "no semaphore table (the default for tokio and tokio-1.28)")):
-        dest = name.replace("-", "_")
+    for dest, pol, on, _ in SWITCHES:
+        name = dest.replace("_", "-")
         ap.add_argument("--" + name, dest=dest, action="store_true", default=None, help=on)
-        ap.add_argument("--no-" + name, dest=dest, action="store_false", help=off)
+        ap.add_argument("--no-" + name, dest=dest, action="store_false",
+                        help="leave it out (the default but for %s)" % pol)
     ap.add_argument("--check", action="store_true",
                     help="then compare sim and runtime on sizes the fit was not made on")
     o = ap.parse_args()
@@ -463,18 +469,9 @@ def main():
     # spawn from poll.
     if o.third is None:
         o.third = "spawn_fresh" if o.policy == "go" else "none"
-    if o.fib_work is None:
-        o.fib_work = True
-    # Tokio kept every live task on one mutex-guarded list (tokio/src/runtime/task/
-    # list.rs, OwnedTasks::bind and ::remove) until its pull request 6001 (2023)
-    # sharded it: the runtime tokio-1.28 is measured against (Tokio 1.24) has it, the
-    # tokio model's current Tokio shards it, Go keeps none per goroutine.
-    if o.task_list is None:
-        o.task_list = o.policy == "tokio-1.28"
-    # Go's peer joins with sync.WaitGroup, whose Wait sleeps and whose last Done wakes in
-    # the runtime's semaphore table (runtime/sema.go: 251 roots, each a lock).
-    if o.sema_table is None:
-        o.sema_table = o.policy == "go"
+    for dest, pol, *_ in SWITCHES:
+        if getattr(o, dest) is None:
+            setattr(o, dest, o.policy == pol)
     if o.third not in THIRD:
         die("--third %s: not a cost stage 1 fits (valid: %s)" % (o.third, ", ".join(THIRD)))
     if sets:
