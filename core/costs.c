@@ -100,6 +100,11 @@ int sim_costs_set(struct sim_costs *c, const char *name, uint64_t ns)
 	return -1;
 }
 
+/* The switches (sim_costs_set), which a cost file may set too. */
+static const char *const switch_names[] = { "causal", "span", "io_poll", "horizon",
+					    "task_list", "sema_table" };
+#define NSWITCHES (sizeof switch_names / sizeof switch_names[0])
+
 void sim_costs_names(char *buf, size_t len)
 {
 	size_t off = 0;
@@ -110,10 +115,10 @@ void sim_costs_names(char *buf, size_t len)
 	SIM_COSTS(X)
 	SIM_MODEL_COSTS(X)
 #undef X
+	for (size_t k = 0; k < NSWITCHES && off < len; k++)
+		off += (size_t)snprintf(buf + off, len - off, ", %s", switch_names[k]);
 	if (off < len)
-		snprintf(buf + off, len - off,
-			 "%scausal, span, io_poll, horizon, task_list, sema_table, work.WORKLOAD, "
-			 "poll.POLICY", off ? ", " : "");
+		snprintf(buf + off, len - off, ", work.WORKLOAD, poll.POLICY");
 }
 
 int sim_cost_parse(const char *text, uint64_t *out)
@@ -153,9 +158,6 @@ _Static_assert(SIM_COST_MAX_NS == 10000000ull, "sim_cost_range spells the bound 
 
 static int cost_index(const char *name)
 {
-	/* The switches a file may set too, after the costs (sim_costs_set). */
-	static const char *const switches[] = { "causal", "span", "io_poll", "horizon",
-						"task_list", "sema_table" };
 	int i = 0;
 #define X(n, def, help)                                                      \
 	if (strcmp(name, #n) == 0)                                           \
@@ -164,8 +166,9 @@ static int cost_index(const char *name)
 	SIM_COSTS(X)
 	SIM_MODEL_COSTS(X)
 #undef X
-	for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++)
-		if (strcmp(name, switches[k]) == 0)
+	/* Then the switches, after the costs. */
+	for (size_t k = 0; k < NSWITCHES; k++)
+		if (strcmp(name, switch_names[k]) == 0)
 			return i + (int)k;
 	return -1;
 }
@@ -268,7 +271,7 @@ int sim_costs_load(struct sim_costs *c, const char *path, char *err, size_t len)
 	int lineno = 0, costs = 0;
 
 #define X(n, def, help) +1
-	_Static_assert(0 SIM_COSTS(X) SIM_MODEL_COSTS(X) + 6 <= 64,
+	_Static_assert(0 SIM_COSTS(X) SIM_MODEL_COSTS(X) + NSWITCHES <= 64,
 		       "seen[] too small (the costs and the switches)");
 #undef X
 	if (read_bounded(path, buf, &n, err, len))
